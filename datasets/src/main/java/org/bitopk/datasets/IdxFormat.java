@@ -152,6 +152,6 @@ final class IdxFormat {
     for (int i = 0; i < labels.length; i++) {
       labels[i] = rawLabels[i] & 0xff;
     }
-    return LabeledImages.of(features, labels, 1, rows, cols, numClasses, normalization.blackLevel());
+    return LabeledImages.ofFiniteFeatures(features, labels, 1, rows, cols, numClasses, normalization.blackLevel());
   }
 }
