@@ -119,6 +119,22 @@ final class DataFile implements Closeable {
     }
   }
 
+  /**
+   * Reads up to {@code declared} bytes (the size a header announces) and returns them in an array of the
+   * length actually read. The array is not allocated at the declared size up front unless the file can hold
+   * it: a corrupt header announcing gigabytes then fails as "truncated" instead of exhausting memory.
+   */
+  byte[] readDeclared(int declared) {
+    long plausible = compressed ? Math.max(1L << 20, storedLength * 8) : storedLength - position;
+    byte[] buffer = new byte[(int) Math.max(0, Math.min(declared, plausible))];
+    int filled = readUpTo(buffer, 0, buffer.length);
+    while (filled == buffer.length && buffer.length < declared) {
+      buffer = java.util.Arrays.copyOf(buffer, (int) Math.min(declared, Math.max(1L << 20, 2L * buffer.length)));
+      filled += readUpTo(buffer, filled, buffer.length - filled);
+    }
+    return filled == buffer.length ? buffer : java.util.Arrays.copyOf(buffer, filled);
+  }
+
   /** True if no byte follows the current position. */
   boolean atEnd() {
     byte[] one = new byte[1];
