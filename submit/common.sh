@@ -3,6 +3,13 @@
 
 BITOPK_MAIN_CLASS="org.bitopk.job.Main"
 
+# print_text <<EOF ... EOF: prints a here-document without cat.
+print_text() {
+  local text
+  IFS= read -r -d '' text || true
+  printf '%s' "$text"
+}
+
 # die MESSAGE [STATUS]: one line on stderr, non-zero exit.
 die() {
   printf '%s: error: %s\n' "${BITOPK_SCRIPT_NAME}" "$1" >&2
@@ -118,7 +125,7 @@ parse_common() {
 
 # The part of --help every script shares.
 common_options_help() {
-  cat <<HELP
+  print_text <<HELP
 Options shared by every script:
   --jar PATH|URI       application jar (default: \$BITOPK_JAR, else job/target/bitopk-job-*-app.jar;
                        build it with: mvn -B -pl job -am package -DskipTests)

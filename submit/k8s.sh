@@ -8,7 +8,7 @@ source "$BITOPK_COMMON"
 locate_repo "${BASH_SOURCE[0]}"
 
 usage() {
-  cat <<HELP
+  print_text <<HELP
 Usage: $BITOPK_SCRIPT_NAME --master k8s://https://HOST:PORT --image IMAGE [options] [--] [job arguments...]
 
 Submits $BITOPK_MAIN_CLASS to Kubernetes in cluster deploy mode. The image must hold Spark 3.5 (Scala 2.12,

@@ -8,7 +8,7 @@ source "$BITOPK_COMMON"
 locate_repo "${BASH_SOURCE[0]}"
 
 usage() {
-  cat <<HELP
+  print_text <<HELP
 Usage: $BITOPK_SCRIPT_NAME [options] [--] [job arguments...]
 
 Runs $BITOPK_MAIN_CLASS with spark-submit --master local[N] on this machine.

@@ -8,7 +8,7 @@ source "$BITOPK_COMMON"
 locate_repo "${BASH_SOURCE[0]}"
 
 usage() {
-  cat <<HELP
+  print_text <<HELP
 Usage: $BITOPK_SCRIPT_NAME --master spark://HOST:PORT [options] [--] [job arguments...]
 
 Submits $BITOPK_MAIN_CLASS to a Spark standalone cluster. Each executor is one or more workers of the job:

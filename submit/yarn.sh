@@ -8,7 +8,7 @@ source "$BITOPK_COMMON"
 locate_repo "${BASH_SOURCE[0]}"
 
 usage() {
-  cat <<HELP
+  print_text <<HELP
 Usage: $BITOPK_SCRIPT_NAME [options] [--] [job arguments...]
 
 Submits $BITOPK_MAIN_CLASS to YARN. The cluster is found through \$HADOOP_CONF_DIR or \$YARN_CONF_DIR.
