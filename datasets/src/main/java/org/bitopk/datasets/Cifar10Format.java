@@ -41,7 +41,7 @@ final class Cifar10Format {
         example++;
       }
     }
-    return LabeledImages.of(features, labels, CHANNELS, SIDE, SIDE, CLASSES, normalization.blackLevel());
+    return LabeledImages.ofFiniteFeatures(features, labels, CHANNELS, SIDE, SIDE, CLASSES, normalization.blackLevel());
   }
 
   /** One batch file's bytes, validated: a positive multiple of 3073 bytes, every label in 0..9. */

@@ -47,6 +47,23 @@ public final class LabeledImages implements Serializable {
 
   static LabeledImages of(float[] features, int[] labels, int channels, int height, int width,
       int numClasses, float[] blackLevel) {
+    LabeledImages images = ofFiniteFeatures(features, labels, channels, height, width, numClasses, blackLevel);
+    for (int i = 0; i < features.length; i++) {
+      if (!Float.isFinite(features[i])) {
+        throw new IllegalArgumentException("features[" + i + "]=" + features[i] + " (example "
+            + i / images.featureLength() + ") is not finite");
+      }
+    }
+    return images;
+  }
+
+  /**
+   * As {@link #of} but without the scan for non-finite features, for the readers: their features come from
+   * a {@link Normalization} table whose 256 entries are checked finite, and skipping a pass over hundreds of
+   * megabytes keeps loading close to gunzip speed.
+   */
+  static LabeledImages ofFiniteFeatures(float[] features, int[] labels, int channels, int height, int width,
+      int numClasses, float[] blackLevel) {
     if (features == null || labels == null) {
       throw new IllegalArgumentException("features and labels must not be null");
     }
@@ -70,12 +87,6 @@ public final class LabeledImages implements Serializable {
       if (labels[i] < 0 || labels[i] >= numClasses) {
         throw new IllegalArgumentException("labels[" + i + "]=" + labels[i] + " is outside [0, " + numClasses
             + ")");
-      }
-    }
-    for (int i = 0; i < features.length; i++) {
-      if (!Float.isFinite(features[i])) {
-        throw new IllegalArgumentException("features[" + i + "]=" + features[i] + " (example "
-            + i / featureLength + ") is not finite");
       }
     }
     return new LabeledImages(features, labels, channels, height, width, numClasses, blackLevel.clone());

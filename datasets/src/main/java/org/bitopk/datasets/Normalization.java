@@ -42,6 +42,10 @@ public final class Normalization implements Serializable {
     for (int c = 0; c < mean.length; c++) {
       for (int v = 0; v < 256; v++) {
         tables[c][v] = (v / 255f - mean[c]) / std[c];
+        if (!Float.isFinite(tables[c][v])) {
+          throw new IllegalArgumentException("channel " + c + ": mean=" + mean[c] + " std=" + std[c]
+              + " maps pixel " + v + " to " + tables[c][v] + "; expected a finite value");
+        }
       }
     }
   }
