@@ -53,6 +53,15 @@ final class DataFile implements Closeable {
     }
   }
 
+  /** True if the path exists (file or directory). */
+  static boolean exists(Path path, Configuration conf) {
+    try {
+      return path.getFileSystem(conf).exists(path);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot access " + path + ": " + e.getMessage(), e);
+    }
+  }
+
   static DataFile open(Path path, Configuration conf) {
     InputStream raw = null;
     try {
@@ -75,10 +84,6 @@ final class DataFile implements Closeable {
       closeQuietly(raw);
       throw new UncheckedIOException("cannot open " + path + ": " + e.getMessage(), e);
     }
-  }
-
-  Path path() {
-    return path;
   }
 
   boolean compressed() {

@@ -119,6 +119,8 @@ public final class Datasets {
     if (DataFile.isFile(gz, conf)) {
       return gz;
     }
-    throw new IllegalArgumentException(dataset + " not found: neither " + raw + " nor " + gz + " exists" + hint);
+    String missingDir = DataFile.exists(dir, conf) ? "" : " (the directory " + dir + " does not exist)";
+    throw new IllegalArgumentException(dataset + " not found: neither " + raw + " nor " + gz + " exists"
+        + missingDir + hint);
   }
 }

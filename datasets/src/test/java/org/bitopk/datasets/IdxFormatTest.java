@@ -171,6 +171,7 @@ class IdxFormatTest {
         () -> Datasets.loadIdx("fashion-mnist", hadoop(dir.resolve("absent")), conf, Normalization.FASHION_MNIST,
             true));
     assertTrue(e.getMessage().contains("apt-get install dataset-fashion-mnist"), e.getMessage());
+    assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
     assertTrue(e.getMessage().contains("--data"), e.getMessage());
   }
 
