@@ -20,6 +20,9 @@ import java.util.Arrays;
  * result a deterministic function of x (workers and the server agree, tests can compare with a brute-force
  * reference) and falls out of the final forward scan for free.
  *
+ * <p>For large d a sampled pre-pass usually replaces both passes by one (see the comment above
+ * {@link #samplingApplies}); the radix select above is its exact fallback.
+ *
  * <p>NaN or infinite entries land in histogram buckets above the largest finite key, so they are detected without
  * an extra pass and reported with {@link Checks#nonFinite}.
  *

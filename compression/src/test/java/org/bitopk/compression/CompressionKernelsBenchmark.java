@@ -8,7 +8,7 @@ import java.util.PriorityQueue;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.nd4j.linalg.api.ndarray.INDArray;
-import org.nd4j.linalg.api.ops.impl.transforms.custom.TopK;
+import org.nd4j.linalg.api.ops.DynamicCustomOp;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.ops.transforms.Transforms;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -176,7 +176,9 @@ public class CompressionKernelsBenchmark {
   @Benchmark
   public INDArray[] baselineNd4jTopK(Nd4jData nd) {
     INDArray abs = Transforms.abs(nd.array, true);
-    return Nd4j.exec(new TopK(abs, nd.k, false));
+    // libnd4j's top_k: k as the integer argument, unsorted output (values and int64 indices).
+    return Nd4j.exec(DynamicCustomOp.builder("top_k").addInputs(abs).addIntegerArguments(nd.k)
+        .addBooleanArguments(false).build());
   }
 
   /** Runs the benchmarks (extra JMH command-line options are honoured) and prints the Markdown table. */
