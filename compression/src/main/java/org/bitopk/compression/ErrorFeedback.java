@@ -1,0 +1,147 @@
+package org.bitopk.compression;
+
+/**
+ * Error-feedback memory, the same for workers and the server: each step forms {@code c = residual + scale * input},
+ * sends {@code compress(c)} and keeps {@code residual = c - sent}.
+ *
+ * <p>The subtraction is never computed: selected coordinates are copied out of c and set to exactly {@code 0f} in
+ * the residual, the others keep c untouched. So {@code sent + residual == c} holds bit for bit, and nothing a
+ * compressor drops is ever lost to rounding.
+ *
+ * <p>One fused pass forms c in a reused scratch buffer, accumulates {@code ||c||^2} in double and, through that sum,
+ * detects NaN and infinities without a separate scan. Then the compressor selects, a gather over the k selected
+ * coordinates copies the values out and zeroes them, and the scratch buffer becomes the residual (the old residual
+ * buffer becomes the next scratch: a swap, not a copy). A step that throws therefore leaves the residual untouched.
+ *
+ * <p>When disabled, c is formed the same way and forgotten after the step: the residual stays zero.
+ * Not thread-safe; one instance per worker and one for the server.
+ */
+public final class ErrorFeedback {
+
+  /** The residual (enabled) or zeros (disabled). */
+  private float[] residual;
+  /** Where the next c is formed; swapped with the residual after each step. */
+  private float[] scratch;
+  private final boolean enabled;
+
+  private ErrorFeedback(float[] residual, boolean enabled) {
+    this.residual = residual;
+    this.scratch = new float[residual.length];
+    this.enabled = enabled;
+  }
+
+  /** Error feedback on, starting from a zero residual. */
+  public static ErrorFeedback enabled(int dimension) {
+    return new ErrorFeedback(new float[requireDimension(dimension)], true);
+  }
+
+  /** Error feedback off: {@code c = scale * input}, the residual stays zero. */
+  public static ErrorFeedback disabled(int dimension) {
+    return new ErrorFeedback(new float[requireDimension(dimension)], false);
+  }
+
+  /** Error feedback on, resuming from a saved residual (copied; must be finite and non-empty). */
+  public static ErrorFeedback restore(float[] residual) {
+    if (residual == null) {
+      throw new IllegalArgumentException("residual must not be null");
+    }
+    requireDimension(residual.length);
+    Checks.requireFinite("residual", residual);
+    return new ErrorFeedback(residual.clone(), true);
+  }
+
+  private static int requireDimension(int dimension) {
+    if (dimension < 1) {
+      throw new IllegalArgumentException("dimension = " + dimension + " is out of range; expected dimension >= 1");
+    }
+    return dimension;
+  }
+
+  /**
+   * One compression step.
+   *
+   * @param input the new vector (gradient or aggregate), length {@link #dimension()}, finite; not modified
+   * @param scale multiplies the input before it joins the residual (the learning rate on workers, 1 on the
+   *     server); finite
+   * @param compressor selects coordinates of c
+   * @param targetK in [1, dimension]
+   */
+  public CompressionStep step(float[] input, float scale, Compressor compressor, int targetK) {
+    int d = residual.length;
+    if (input == null) {
+      throw new IllegalArgumentException("input must not be null");
+    }
+    if (input.length != d) {
+      throw new IllegalArgumentException("input length " + input.length + " does not match dimension " + d);
+    }
+    if (!Float.isFinite(scale)) {
+      throw new IllegalArgumentException("scale = " + scale + " is not finite; expected a finite float");
+    }
+    if (compressor == null) {
+      throw new IllegalArgumentException("compressor must not be null");
+    }
+    Checks.requireTargetK(targetK, d);
+
+    float[] c = scratch;
+    float[] r = residual;
+    double sumSquares = 0;
+    if (enabled) {
+      for (int i = 0; i < d; i++) {
+        float v = r[i] + scale * input[i];
+        c[i] = v;
+        sumSquares += (double) v * v;
+      }
+    } else {
+      for (int i = 0; i < d; i++) {
+        float v = scale * input[i];
+        c[i] = v;
+        sumSquares += (double) v * v;
+      }
+    }
+    if (!Double.isFinite(sumSquares)) {
+      // NaN/Inf anywhere makes the sum non-finite (finite floats squared cannot overflow a double).
+      Checks.requireFinite("input", input);
+      throw new IllegalArgumentException("residual + " + scale + " * input overflowed to a non-finite value; "
+          + "expected finite compensated values");
+    }
+
+    Selection selection = compressor.select(c, targetK);
+    int[] idx = selection.indicesUnsafe();
+    int n = idx.length;
+    if (n > 0 && idx[n - 1] >= d) {
+      throw new IllegalArgumentException("compressor returned index " + idx[n - 1]
+          + "; expected indices < " + d + " (the dimension)");
+    }
+    float[] values = new float[n];
+    double sentSquares = 0;
+    for (int j = 0; j < n; j++) {
+      int i = idx[j];
+      float v = c[i];
+      values[j] = v;
+      c[i] = 0f;
+      sentSquares += (double) v * v;
+    }
+    if (enabled) {
+      scratch = r;
+      residual = c;
+    }
+    double residualSquares = n == d ? 0 : Math.max(0, sumSquares - sentSquares);
+    return new CompressionStep(SparseVector.trusted(d, idx, values), targetK, Math.sqrt(sumSquares),
+        Math.sqrt(residualSquares));
+  }
+
+  /** A copy of the residual (all zeros when disabled). */
+  public float[] residual() {
+    return residual.clone();
+  }
+
+  /** Whether the residual is kept between steps. */
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  /** Length of the vectors this instance accepts. */
+  public int dimension() {
+    return residual.length;
+  }
+}

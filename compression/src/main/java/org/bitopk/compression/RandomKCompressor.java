@@ -1,0 +1,54 @@
+package org.bitopk.compression;
+
+import java.util.SplittableRandom;
+
+/**
+ * Random-k: k distinct indices uniformly at random (magnitudes are ignored; error feedback keeps the rest). Robert
+ * Floyd's sampling draws exactly k distinct indices with k random numbers; a reused bitset of d bits replaces the
+ * hash set and yields the indices in ascending order with a word scan of d/64 steps, so no sort is needed.
+ * Deterministic for a given seed and sequence of calls.
+ */
+final class RandomKCompressor implements Compressor {
+
+  private final SplittableRandom random;
+  private long[] bits = new long[0];
+
+  RandomKCompressor(long seed) {
+    this.random = new SplittableRandom(seed);
+  }
+
+  @Override
+  public Selection select(float[] x, int targetK) {
+    Checks.requireSelectArguments(x, targetK);
+    Checks.requireFinite("x", x);
+    int d = x.length;
+    int words = (d + 63) >>> 6;
+    if (bits.length < words) {
+      bits = new long[words];
+    }
+    long[] b = bits;
+    for (int j = d - targetK; j < d; j++) {
+      int t = random.nextInt(j + 1);
+      if ((b[t >>> 6] & (1L << t)) != 0) {
+        t = j;
+      }
+      b[t >>> 6] |= 1L << t;
+    }
+    int[] out = new int[targetK];
+    int n = 0;
+    for (int w = 0; w < words; w++) {
+      long word = b[w];
+      while (word != 0) {
+        out[n++] = (w << 6) + Long.numberOfTrailingZeros(word);
+        word &= word - 1;
+      }
+      b[w] = 0;
+    }
+    return Selection.trusted(out, targetK);
+  }
+
+  @Override
+  public String toString() {
+    return "randomk";
+  }
+}

@@ -1,0 +1,56 @@
+package org.bitopk.job.cluster;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The harness itself: tasks run in separate executor JVMs, and a killed executor is replaced. */
+@ExtendWith(SharedCluster.class)
+class StandaloneClusterTest {
+
+  @Test
+  void tasksRunInExecutorJvmsAndSurviveAnExecutorKill(StandaloneCluster cluster, @TempDir Path tmp)
+      throws Exception {
+    Path out = tmp.resolve("probe");
+    Path log = tmp.resolve("driver.log");
+    int rounds = 8;
+    Process driver = cluster.submit(ClusterProbe.class.getName(), List.of(out.toString(), Integer.toString(rounds), "300"),
+        Map.of(), log);
+
+    // Kill worker 0's executor once two rounds have completed.
+    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    while (ClusterProbe.rounds(out).size() < 2) {
+      assertTrue(driver.isAlive(), () -> "driver ended early:\n" + StandaloneCluster.tail(log, 60));
+      assertTrue(System.nanoTime() < deadline, () -> "no progress:\n" + StandaloneCluster.tail(log, 60)
+          + "\n" + cluster.executorLogs(30));
+      Thread.sleep(100);
+    }
+    Set<Long> before = new HashSet<>(ClusterProbe.rounds(out).get(1));
+    long killed = cluster.killExecutor(0);
+
+    int exit = StandaloneCluster.await(driver, Duration.ofSeconds(120), log);
+    assertEquals(0, exit, () -> "driver failed:\n" + StandaloneCluster.tail(log, 80));
+    List<List<Long>> seen = ClusterProbe.rounds(out);
+    assertEquals(rounds, seen.size());
+    long driverPid = Long.parseLong(Files.readString(out.resolve("driver.pid")).trim());
+    assertEquals(driver.pid(), driverPid, "the driver runs in the submitted JVM (client mode)");
+    assertEquals(2, before.size(), "two tasks ran in two distinct executor JVMs: " + before);
+    assertFalse(before.contains(driverPid), "tasks must not run in the driver JVM");
+    assertTrue(before.contains(killed), "the killed PID " + killed + " was one of the executors " + before);
+    Set<Long> last = new HashSet<>(seen.get(rounds - 1));
+    assertFalse(last.contains(killed), "the dead executor cannot run the last round");
+    assertTrue(last.stream().noneMatch(p -> p == driverPid));
+  }
+}

@@ -1,0 +1,151 @@
+# Shared by the submit scripts; sourced, never run. Pure bash (no external commands besides spark-submit),
+# so that a missing spark-submit is reported clearly even on a bare PATH.
+
+BITOPK_MAIN_CLASS="org.bitopk.job.Main"
+
+# print_text <<EOF ... EOF: prints a here-document without cat.
+print_text() {
+  local text
+  IFS= read -r -d '' text || true
+  printf '%s' "$text"
+}
+
+# die MESSAGE [STATUS]: one line on stderr, non-zero exit.
+die() {
+  printf '%s: error: %s\n' "${BITOPK_SCRIPT_NAME}" "$1" >&2
+  exit "${2:-2}"
+}
+
+# Finds spark-submit on PATH, else under $SPARK_HOME/bin; sets SPARK_SUBMIT.
+find_spark_submit() {
+  if SPARK_SUBMIT="$(command -v spark-submit)"; then
+    return 0
+  fi
+  if [[ -n "${SPARK_HOME:-}" && -x "${SPARK_HOME}/bin/spark-submit" ]]; then
+    SPARK_SUBMIT="${SPARK_HOME}/bin/spark-submit"
+    return 0
+  fi
+  die "spark-submit not found on PATH nor in \$SPARK_HOME/bin; install Spark 3.5 (Scala 2.12) and put its bin/ on PATH" 127
+}
+
+# Resolves the application jar: --jar, else $BITOPK_JAR, else the one `mvn package` builds.
+# URIs (hdfs://, s3a://, local://, http://) are passed through untouched: the cluster fetches them.
+find_app_jar() {
+  local wanted="${1:-${BITOPK_JAR:-}}"
+  if [[ -n "$wanted" ]]; then
+    if [[ "$wanted" != *://* && ! -f "$wanted" ]]; then
+      die "application jar not found: $wanted (build it with: mvn -B -pl job -am package -DskipTests)"
+    fi
+    APP_JAR="$wanted"
+    return 0
+  fi
+  local candidate
+  for candidate in "${BITOPK_REPO}"/job/target/bitopk-job-*-app.jar; do
+    if [[ -f "$candidate" ]]; then
+      APP_JAR="$candidate"
+      return 0
+    fi
+  done
+  die "application jar not found in ${BITOPK_REPO}/job/target (build it with: mvn -B -pl job -am package -DskipTests, or pass --jar)"
+}
+
+# Turns every "key value" line of a spark-defaults.conf style file into --conf key=value in SUBMIT_CONF.
+# Lines starting with # and blank lines are skipped. Explicit --conf options given later override these.
+load_defaults() {
+  local file="$1" line key value
+  [[ -f "$file" ]] || die "Spark defaults file not found: $file"
+  while IFS= read -r line || [[ -n "$line" ]]; do
+    line="${line#"${line%%[![:space:]]*}"}"
+    [[ -z "$line" || "$line" == \#* ]] && continue
+    key="${line%%[[:space:]=]*}"
+    value="${line#"$key"}"
+    value="${value#"${value%%[![:space:]]*}"}"
+    value="${value#=}"
+    value="${value#"${value%%[![:space:]]*}"}"
+    value="${value%"${value##*[![:space:]]}"}"
+    [[ -n "$value" ]] || die "no value for '$key' in $file (expected: key<whitespace>value)"
+    SUBMIT_CONF+=(--conf "$key=$value")
+  done < "$file"
+}
+
+# require_value OPTION VALUE: the option needs an argument.
+require_value() {
+  [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || die "option $1 needs a value (see --help)"
+}
+
+# require_positive_int OPTION VALUE
+require_positive_int() {
+  [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "option $1 must be a positive integer, got '$2'"
+}
+
+# Runs (or with --dry-run prints) spark-submit with the collected options, the jar and the job arguments.
+# Order matters: the defaults file, then the script's own settings, then explicit --conf (last one wins).
+run_submit() {
+  local cmd=("$SPARK_SUBMIT" --class "$BITOPK_MAIN_CLASS" "${SUBMIT_EXTRA[@]}" "${SUBMIT_CONF[@]}"
+             "${EXPLICIT_CONF[@]}" "$APP_JAR" "${JOB_ARGS[@]}")
+  if [[ "${DRY_RUN:-0}" == 1 ]]; then
+    printf '%q ' "${cmd[@]}"
+    printf '\n'
+    return 0
+  fi
+  exec "${cmd[@]}"
+}
+
+# Parses the options every script shares; the script's own options come first via parse_specific().
+# Everything after "--", or from the first argument the scripts do not know, goes to the job.
+parse_common() {
+  SUBMIT_CONF=()
+  SUBMIT_EXTRA=()
+  JOB_ARGS=()
+  JAR_OPTION=""
+  DEFAULTS_FILE="${BITOPK_SPARK_DEFAULTS:-${BITOPK_SUBMIT_DIR}/spark-defaults.conf}"
+  DRY_RUN=0
+  EXPLICIT_CONF=()
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      -h|--help) usage; exit 0 ;;
+      --jar) require_value "$@"; JAR_OPTION="$2"; shift 2 ;;
+      --defaults) require_value "$@"; DEFAULTS_FILE="$2"; shift 2 ;;
+      --conf) require_value "$@"; [[ "$2" == *=* ]] || die "option --conf expects key=value, got '$2'"
+              EXPLICIT_CONF+=(--conf "$2"); shift 2 ;;
+      --dry-run) DRY_RUN=1; shift ;;
+      --) shift; JOB_ARGS+=("$@"); break ;;
+      *)
+        if parse_specific "$@"; then
+          shift "$SHIFT_BY"
+        else
+          JOB_ARGS+=("$@")
+          break
+        fi
+        ;;
+    esac
+  done
+  load_defaults "$DEFAULTS_FILE"
+}
+
+# The part of --help every script shares.
+common_options_help() {
+  print_text <<HELP
+Options shared by every script:
+  --jar PATH|URI       application jar (default: \$BITOPK_JAR, else job/target/bitopk-job-*-app.jar;
+                       build it with: mvn -B -pl job -am package -DskipTests)
+  --defaults FILE      Spark settings to pass as --conf (default: submit/spark-defaults.conf,
+                       or \$BITOPK_SPARK_DEFAULTS)
+  --conf KEY=VALUE     one more Spark setting; overrides the defaults file (repeatable)
+  --dry-run            print the spark-submit command instead of running it
+  -h, --help           this help
+  --                   end of the script's options: everything after it goes to the job
+                       (the first argument the script does not know also starts the job's arguments)
+
+spark-submit is looked up on PATH, then in \$SPARK_HOME/bin. Run the job's own help with:
+  $BITOPK_SCRIPT_NAME [options] -- --help
+HELP
+}
+
+# Sets BITOPK_SUBMIT_DIR / BITOPK_REPO from the sourcing script's location (pure bash: no dirname).
+locate_repo() {
+  local script="$1"
+  if [[ "$script" == */* ]]; then BITOPK_SUBMIT_DIR="${script%/*}"; else BITOPK_SUBMIT_DIR="."; fi
+  BITOPK_REPO="${BITOPK_SUBMIT_DIR}/.."
+  BITOPK_SCRIPT_NAME="${script##*/}"
+}

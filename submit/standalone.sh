@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Submits the bitopk training job to a Spark standalone cluster (spark://HOST:PORT).
+set -euo pipefail
+BITOPK_COMMON="${BASH_SOURCE[0]%/*}/common.sh"
+[[ "${BASH_SOURCE[0]}" == */* ]] || BITOPK_COMMON=common.sh
+[[ -f "$BITOPK_COMMON" ]] || { echo "standalone.sh: error: $BITOPK_COMMON not found (keep the submit/ scripts together)" >&2; exit 2; }
+source "$BITOPK_COMMON"
+locate_repo "${BASH_SOURCE[0]}"
+
+usage() {
+  print_text <<HELP
+Usage: $BITOPK_SCRIPT_NAME --master spark://HOST:PORT [options] [--] [job arguments...]
+
+Submits $BITOPK_MAIN_CLASS to a Spark standalone cluster. Each executor is one or more workers of the job:
+ask for as many task slots (executors x executor cores) as the job's --workers.
+
+Options:
+  --master URL         the standalone Master (default: \$SPARK_MASTER_URL)
+  --executors N        number of executors (spark.cores.max = N x executor cores; default 2)
+  --executor-cores C   cores (task slots) per executor (default 1)
+  --executor-memory M  executor heap (default: spark-defaults.conf)
+  --driver-memory M    driver heap (default: spark-defaults.conf)
+  --deploy-mode MODE   client (driver here, the default) or cluster (driver on a worker; the jar and the
+                       output directory must then be reachable from every machine, e.g. hdfs://)
+
+$(common_options_help)
+
+Security: set spark.authenticate=true and the same spark.authenticate.secret on every daemon and here
+(see the comments in spark-defaults.conf).
+
+Example:
+  $BITOPK_SCRIPT_NAME --master spark://head:7077 --executors 4 -- train --workers 4 --out hdfs:///runs/a
+HELP
+}
+
+MASTER="${SPARK_MASTER_URL:-}"
+EXECUTORS=2
+EXECUTOR_CORES=1
+EXECUTOR_MEMORY=""
+DRIVER_MEMORY=""
+DEPLOY_MODE=client
+parse_specific() {
+  case "$1" in
+    --master) require_value "$@"; MASTER="$2"; SHIFT_BY=2 ;;
+    --executors) require_value "$@"; require_positive_int "$1" "$2"; EXECUTORS="$2"; SHIFT_BY=2 ;;
+    --executor-cores) require_value "$@"; require_positive_int "$1" "$2"; EXECUTOR_CORES="$2"; SHIFT_BY=2 ;;
+    --executor-memory) require_value "$@"; EXECUTOR_MEMORY="$2"; SHIFT_BY=2 ;;
+    --driver-memory) require_value "$@"; DRIVER_MEMORY="$2"; SHIFT_BY=2 ;;
+    --deploy-mode) require_value "$@"; DEPLOY_MODE="$2"; SHIFT_BY=2 ;;
+    *) return 1 ;;
+  esac
+}
+
+parse_common "$@"
+find_spark_submit
+[[ -n "$MASTER" ]] || die "no Master given: pass --master spark://HOST:PORT (or set SPARK_MASTER_URL)"
+[[ "$MASTER" == spark://* ]] || die "--master must look like spark://HOST:PORT, got '$MASTER'"
+[[ "$DEPLOY_MODE" == client || "$DEPLOY_MODE" == cluster ]] || die "--deploy-mode must be client or cluster, got '$DEPLOY_MODE'"
+find_app_jar "$JAR_OPTION"
+SUBMIT_EXTRA+=(--master "$MASTER" --deploy-mode "$DEPLOY_MODE")
+SUBMIT_CONF+=(--conf "spark.executor.cores=$EXECUTOR_CORES"
+              --conf "spark.cores.max=$((EXECUTORS * EXECUTOR_CORES))")
+[[ -z "$EXECUTOR_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.executor.memory=$EXECUTOR_MEMORY")
+[[ -z "$DRIVER_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.driver.memory=$DRIVER_MEMORY")
+run_submit

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Submits the bitopk training job to Hadoop YARN (HADOOP_CONF_DIR or YARN_CONF_DIR must point to the cluster).
+set -euo pipefail
+BITOPK_COMMON="${BASH_SOURCE[0]%/*}/common.sh"
+[[ "${BASH_SOURCE[0]}" == */* ]] || BITOPK_COMMON=common.sh
+[[ -f "$BITOPK_COMMON" ]] || { echo "yarn.sh: error: $BITOPK_COMMON not found (keep the submit/ scripts together)" >&2; exit 2; }
+source "$BITOPK_COMMON"
+locate_repo "${BASH_SOURCE[0]}"
+
+usage() {
+  print_text <<HELP
+Usage: $BITOPK_SCRIPT_NAME [options] [--] [job arguments...]
+
+Submits $BITOPK_MAIN_CLASS to YARN. The cluster is found through \$HADOOP_CONF_DIR or \$YARN_CONF_DIR.
+The output directory should be on HDFS (or another shared file system) in cluster deploy mode.
+
+Options:
+  --executors N        number of executors (default 2); executors x executor cores >= the job's --workers
+  --executor-cores C   cores per executor (default 1)
+  --executor-memory M  executor heap (default: spark-defaults.conf; the container adds
+                       spark.executor.memoryOverhead for ND4J's off-heap memory)
+  --driver-memory M    driver heap (default: spark-defaults.conf)
+  --queue Q            YARN queue (default: the cluster's default queue)
+  --deploy-mode MODE   cluster (driver in the ApplicationMaster, the default) or client
+
+$(common_options_help)
+
+Security: YARN generates and distributes the spark.authenticate secret itself; just set
+spark.authenticate=true (see spark-defaults.conf).
+
+Example:
+  $BITOPK_SCRIPT_NAME --executors 8 --queue ml -- train --workers 8 --out hdfs:///user/me/runs/topk
+HELP
+}
+
+EXECUTORS=2
+EXECUTOR_CORES=1
+EXECUTOR_MEMORY=""
+DRIVER_MEMORY=""
+QUEUE=""
+DEPLOY_MODE=cluster
+parse_specific() {
+  case "$1" in
+    --executors) require_value "$@"; require_positive_int "$1" "$2"; EXECUTORS="$2"; SHIFT_BY=2 ;;
+    --executor-cores) require_value "$@"; require_positive_int "$1" "$2"; EXECUTOR_CORES="$2"; SHIFT_BY=2 ;;
+    --executor-memory) require_value "$@"; EXECUTOR_MEMORY="$2"; SHIFT_BY=2 ;;
+    --driver-memory) require_value "$@"; DRIVER_MEMORY="$2"; SHIFT_BY=2 ;;
+    --queue) require_value "$@"; QUEUE="$2"; SHIFT_BY=2 ;;
+    --deploy-mode) require_value "$@"; DEPLOY_MODE="$2"; SHIFT_BY=2 ;;
+    *) return 1 ;;
+  esac
+}
+
+parse_common "$@"
+find_spark_submit
+[[ "$DEPLOY_MODE" == client || "$DEPLOY_MODE" == cluster ]] || die "--deploy-mode must be client or cluster, got '$DEPLOY_MODE'"
+[[ -n "${HADOOP_CONF_DIR:-}${YARN_CONF_DIR:-}" ]] || die "neither HADOOP_CONF_DIR nor YARN_CONF_DIR is set: spark-submit cannot find the YARN ResourceManager"
+find_app_jar "$JAR_OPTION"
+SUBMIT_EXTRA+=(--master yarn --deploy-mode "$DEPLOY_MODE")
+SUBMIT_CONF+=(--conf "spark.executor.instances=$EXECUTORS"
+              --conf "spark.executor.cores=$EXECUTOR_CORES"
+              --conf "spark.dynamicAllocation.enabled=false"
+              --conf "spark.yarn.appMasterEnv.OMP_NUM_THREADS=1")
+[[ -z "$EXECUTOR_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.executor.memory=$EXECUTOR_MEMORY")
+[[ -z "$DRIVER_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.driver.memory=$DRIVER_MEMORY")
+[[ -z "$QUEUE" ]] || SUBMIT_CONF+=(--conf "spark.yarn.queue=$QUEUE")
+run_submit
