@@ -197,9 +197,10 @@ public final class TrainingConfig {
 
     public Builder dataset(String v) {
       String d = nonBlank("--dataset", v);
-      if (!java.util.List.of("fashion-mnist", "mnist", "cifar10", "synthetic", COUNTEREXAMPLE).contains(d)) {
+      if (!java.util.List.of("fashion-mnist", "mnist", "cifar10", "synthetic", COUNTEREXAMPLE).contains(d)
+          && !d.startsWith("synthetic:")) {
         throw new IllegalArgumentException("--dataset: unknown dataset '" + v
-            + "': expected fashion-mnist, mnist, cifar10, synthetic or counterexample");
+            + "': expected fashion-mnist, mnist, cifar10, synthetic[:options] or counterexample");
       }
       dataset = d;
       return this;

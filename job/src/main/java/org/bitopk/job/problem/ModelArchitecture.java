@@ -7,6 +7,7 @@ import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.inputs.InputType;
 import org.deeplearning4j.nn.conf.layers.ActivationLayer;
+import org.deeplearning4j.nn.conf.layers.BaseLayer;
 import org.deeplearning4j.nn.conf.layers.BatchNormalization;
 import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
 import org.deeplearning4j.nn.conf.layers.DenseLayer;
@@ -16,6 +17,7 @@ import org.deeplearning4j.nn.conf.layers.SubsamplingLayer;
 import org.deeplearning4j.nn.weights.WeightInit;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.learning.config.IUpdater;
 import org.nd4j.linalg.learning.config.NoOp;
 import org.nd4j.linalg.lossfunctions.LossFunctions.LossFunction;
 
@@ -115,6 +117,21 @@ public enum ModelArchitecture {
   /** Builds the DL4J configuration for images of the given shape. */
   public MultiLayerConfiguration build(long seed, int channels, int height, int width, int classes) {
     return configuration(seed, channels, height, width, classes);
+  }
+
+  /**
+   * The same network with a DL4J updater instead of {@link NoOp}: lets tests compare one step of the job's
+   * SGD with DL4J's own {@code fit}.
+   */
+  public MultiLayerConfiguration build(long seed, int channels, int height, int width, int classes,
+      IUpdater updater) {
+    MultiLayerConfiguration conf = configuration(seed, channels, height, width, classes);
+    for (NeuralNetConfiguration layerConf : conf.getConfs()) {
+      if (layerConf.getLayer() instanceof BaseLayer base) {
+        base.setIUpdater(updater);
+      }
+    }
+    return conf;
   }
 
   /** The architecture a dataset's paper setup uses when --model is not given. */
