@@ -15,7 +15,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ErrorFeedbackTest {
 
   static Stream<String> specs() {
-    return Stream.of("topk", "randomk", "threshold:tau=1.5", "none");
+    return Stream.of("topk", "gaussiank", "sidco-e", "sidco-gp:stages=2", "sidco-gamma-gp:stages=3", "dgc", "randomk",
+        "threshold:tau=1.5", "none");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -46,8 +47,8 @@ class ErrorFeedbackTest {
       double cc = 0;
       double rr = 0;
       for (int i = 0; i < d; i++) {
-        if (!selected[i]) {
-          assertEquals(Float.floatToRawIntBits(expectedC[i]), Float.floatToRawIntBits(residual[i]), "index " + i);
+        if (!selected[i] && Float.floatToRawIntBits(expectedC[i]) != Float.floatToRawIntBits(residual[i])) {
+          throw new AssertionError("index " + i + ": residual " + residual[i] + " differs from c " + expectedC[i]);
         }
         cc += (double) expectedC[i] * expectedC[i];
         rr += (double) residual[i] * residual[i];
@@ -78,7 +79,10 @@ class ErrorFeedbackTest {
     }
     float[] residual = ef.residual();
     for (int i = 0; i < d; i++) {
-      assertEquals(totalInput[i], totalSent[i] + residual[i], 0f, "index " + i);
+      if (totalInput[i] != totalSent[i] + residual[i]) {
+        throw new AssertionError("index " + i + ": sent " + totalSent[i] + " + residual " + residual[i]
+            + " != total input " + totalInput[i]);
+      }
     }
   }
 
