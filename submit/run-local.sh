@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Runs the training job (or any bitopk command) in local mode on this machine:
-#   submit/local.sh [train flags...]        e.g. submit/local.sh --epochs 2 --mode unidirectional
-# Builds the job and its classpath first when sources changed (Spark is a "provided" dependency of the
-# application jar, so the classpath here includes it explicitly).
+# Runs bitopk straight from the build, without a Spark installation (spark-submit scripts: see local.sh):
+#   submit/run-local.sh [train flags...]     e.g. submit/run-local.sh --epochs 2 --mode unidirectional
+# Compiles the modules and writes the job's classpath first when sources changed. Spark is a "provided"
+# dependency of the application jar, so this classpath includes it explicitly; --master defaults to local[*].
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-JAR="$ROOT/job/target/bitopk-job-0.1.0-SNAPSHOT.jar"
+CLASSES="$ROOT/job/target/classes"
 CP_FILE="$ROOT/job/target/classpath.txt"
 
 stale() {
-  [ ! -f "$JAR" ] || [ ! -f "$CP_FILE" ] && return 0
-  [ -n "$(find "$ROOT/pom.xml" "$ROOT"/*/pom.xml "$ROOT"/*/src/main -newer "$JAR" -type f 2>/dev/null | head -1)" ]
+  [ ! -f "$CP_FILE" ] && return 0
+  [ -n "$(find "$ROOT/pom.xml" "$ROOT"/*/pom.xml "$ROOT"/*/src/main -newer "$CP_FILE" -type f 2>/dev/null | head -1)" ]
 }
 if stale; then
-  echo "building bitopk (mvn package)..." >&2
-  (cd "$ROOT" && mvn -B -q -pl job -am -DskipTests package dependency:build-classpath \
+  echo "building bitopk (mvn compile)..." >&2
+  (cd "$ROOT" && mvn -B -q -pl job -am compile dependency:build-classpath \
       -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=compile)
 fi
 
@@ -30,4 +30,4 @@ SPARK_OPENS="$SPARK_OPENS --add-opens=java.security.jgss/sun.security.krb5=ALL-U
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
 # shellcheck disable=SC2086
-exec java ${JAVA_OPTS:-} $SPARK_OPENS -cp "$JAR:$(cat "$CP_FILE")" org.bitopk.job.Main "$@"
+exec java ${JAVA_OPTS:-} $SPARK_OPENS -cp "$CLASSES:$(cat "$CP_FILE")" org.bitopk.job.Main "$@"

@@ -78,8 +78,9 @@ public final class TrainCommand implements Callable<Integer> {
   double densityDown = DEFAULTS.densityDown();
 
   @Option(names = "--lr", paramLabel = "LR",
-      description = "Learning rate, applied by workers before compression: c = e + lr*g (default: ${DEFAULT-VALUE}).")
-  double lr = DEFAULTS.learningRate();
+      description = "Learning rate, applied by workers before compression: c = e + lr*g (default: 0.1; 0.01 for "
+          + "the counterexample).")
+  Double lr;
 
   @Option(names = "--lr-decay", paramLabel = "F",
       description = "Multiply the learning rate by F after every epoch (default: ${DEFAULT-VALUE} = constant).")
@@ -158,13 +159,16 @@ public final class TrainCommand implements Callable<Integer> {
     }
     TrainingConfig.Builder b = TrainingConfig.builder()
         .master(master).dataset(dataset).data(data).model(model).mode(mode).uplink(uplink).downlink(downlink)
-        .densityUp(densityUp).densityDown(densityDown).learningRate(lr).lrDecay(lrDecay).momentum(momentum)
+        .densityUp(densityUp).densityDown(densityDown).lrDecay(lrDecay).momentum(momentum)
         .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
         .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
         .consistencyCheckEvery(consistencyCheckEvery).snapshotEvery(snapshotEvery).updateWindow(updateWindow)
         .xi(xi).quiet(quiet);
     if (workers != null) {
       b.workers(workers);
+    }
+    if (lr != null) {
+      b.learningRate(lr);
     }
     return b.build();
   }

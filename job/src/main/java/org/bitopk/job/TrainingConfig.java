@@ -51,7 +51,7 @@ public final class TrainingConfig {
     this.downlink = b.mode == Mode.BIDIRECTIONAL ? b.downlink : CompressorSpec.parse("none");
     this.densityUp = b.mode == Mode.DENSE ? 1.0 : b.densityUp;
     this.densityDown = b.mode == Mode.BIDIRECTIONAL ? b.densityDown : 1.0;
-    this.learningRate = b.learningRate;
+    this.learningRate = b.learningRate != null ? b.learningRate : defaultLearningRate(b.dataset);
     this.lrDecay = b.lrDecay;
     this.momentum = b.momentum;
     this.batchSize = b.batchSize;
@@ -151,6 +151,11 @@ public final class TrainingConfig {
     return learningRate * Math.pow(lrDecay, epochIndex);
   }
 
+  /** Default learning rate: 0.1 (tuned for the MLPs at batch 32), 0.01 for the counterexample (the paper's). */
+  public static double defaultLearningRate(String dataset) {
+    return COUNTEREXAMPLE.equals(dataset) ? 0.01 : 0.1;
+  }
+
   public Builder toBuilder() {
     Builder b = new Builder();
     b.master = master; b.dataset = dataset; b.data = data; b.model = model; b.mode = mode; b.workers = workers;
@@ -174,7 +179,7 @@ public final class TrainingConfig {
     private CompressorSpec downlink = CompressorSpec.parse("topk");
     private double densityUp = 0.01;
     private double densityDown = 0.01;
-    private double learningRate = 0.1;
+    private Double learningRate;
     private double lrDecay = 1.0;
     private double momentum = 0.0;
     private int batchSize = 32;
