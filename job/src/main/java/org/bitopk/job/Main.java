@@ -16,6 +16,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    System.setProperty("java.awt.headless", "true"); // report charts render off-screen
     System.exit(execute(args, null, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 

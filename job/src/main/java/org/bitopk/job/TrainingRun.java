@@ -21,6 +21,7 @@ import org.bitopk.job.output.SummaryText;
 import org.bitopk.job.problem.CounterexampleProblem;
 import org.bitopk.job.problem.ImageProblem;
 import org.bitopk.job.problem.TrainingProblem;
+import org.bitopk.job.report.RunReport;
 
 /**
  * One training run end to end on a given SparkContext: output directory, problem, driver loop, model,
@@ -97,8 +98,19 @@ public final class TrainingRun {
     RunSummary summary = new Trainer<>(sc, config, problem, runId, all).run();
     String text = SummaryText.render(summary, dir.path().toString(), saver.file);
     dir.writeText("summary.txt", text);
+    dir.close(); // the metrics must be complete on disk before the report reads them
+    writeReport(dir);
     dir.markSuccess();
     return new Result(summary, dir.path().toString(), runId, text);
+  }
+
+  /** report.png / report.html of the run; a run whose charts fail is still a finished run (one warning). */
+  private static void writeReport(RunDirectory dir) {
+    try {
+      RunReport.write(dir.path().toString(), dir.fileSystem().getConf());
+    } catch (RuntimeException e) {
+      System.err.println("bitopk: warning: no report for " + dir.path() + ": " + e.getMessage());
+    }
   }
 
   /** Saves the final model at the end of the run, while the master parameters are at hand. */

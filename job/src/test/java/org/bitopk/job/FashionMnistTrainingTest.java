@@ -73,7 +73,7 @@ class FashionMnistTrainingTest {
 
     Path dir = runs.resolve("bidirectional");
     for (String file : new String[] {"config.json", "metrics/iterations.jsonl", "metrics/epochs.jsonl", "model.zip",
-        "summary.txt", "_SUCCESS"}) {
+        "summary.txt", "report.png", "report.html", "_SUCCESS"}) {
       assertTrue(Files.exists(dir.resolve(file)), file);
     }
     ObjectMapper json = new ObjectMapper();
