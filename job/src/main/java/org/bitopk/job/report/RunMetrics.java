@@ -157,11 +157,11 @@ public final class RunMetrics {
   }
 
   /**
-   * The compressor as written in the config (first of {@code compressor}, {@code uplinkCompressor},
-   * {@code upCompressor}), or {@code ""}.
+   * The compressor as written in the config (first of {@code uplink} (the job's flag name),
+   * {@code compressor}, {@code uplinkCompressor}, {@code upCompressor}), or {@code ""}.
    */
   public String compressor() {
-    for (String key : new String[] {"compressor", "uplinkCompressor", "upCompressor", "uplink_compressor"}) {
+    for (String key : new String[] {"uplink", "compressor", "uplinkCompressor", "upCompressor", "uplink_compressor"}) {
       String v = configText(key);
       if (!v.isEmpty()) {
         return v;
