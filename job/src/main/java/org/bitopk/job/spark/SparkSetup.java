@@ -10,7 +10,9 @@ public final class SparkSetup {
   /**
    * Kryo with the job's registrator; UI off and loopback binding for local masters; WARN logging (INFO logging
    * costs measurable time per job); OMP_NUM_THREADS=1 for executors because Spark already runs one task per
-   * core and ND4J's OpenMP threads would oversubscribe them.
+   * core and ND4J's OpenMP threads would oversubscribe them. Broadcasts are not compressed: the per-iteration
+   * update is already SparseCodec-packed (LZ4 would only cost a codec and a copy per iteration) and the dense
+   * snapshot's float bits hardly compress.
    */
   public static SparkConf conf(String master) {
     SparkConf conf = new SparkConf()
@@ -19,7 +21,8 @@ public final class SparkSetup {
         .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
         .set("spark.kryo.registrator", BitopkKryoRegistrator.class.getName())
         .set("spark.kryoserializer.buffer.max", "512m")
-        .set("spark.executorEnv.OMP_NUM_THREADS", "1");
+        .set("spark.executorEnv.OMP_NUM_THREADS", "1")
+        .set("spark.broadcast.compress", "false");
     if (master.startsWith("local")) {
       conf.setIfMissing("spark.ui.enabled", "false")
           .setIfMissing("spark.driver.host", "127.0.0.1")
