@@ -16,7 +16,7 @@ final class RunOutputFixture {
       throws IOException {
     Files.createDirectories(dir.resolve("metrics"));
     Files.writeString(dir.resolve("config.json"), String.format(Locale.ROOT,
-        "{\n  \"mode\": \"%s\",\n  \"compressor\": \"%s\",\n  \"workers\": %d,\n  \"seed\": 1\n}\n",
+        "{\n  \"mode\": \"%s\",\n  \"uplink\": \"%s\",\n  \"downlink\": \"topk\",\n  \"workers\": %d,\n  \"seed\": 1\n}\n",
         mode, compressor, workers));
     List<String> it = new ArrayList<>();
     List<String> ep = new ArrayList<>();

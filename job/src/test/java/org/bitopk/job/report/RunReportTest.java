@@ -70,6 +70,10 @@ class RunReportTest {
     assertEquals("topk", run.compressor());
     assertEquals("bidirectional topk P=4", run.label());
     assertEquals("dense P=4", read("dense").label());
+    var config = run.config();
+    config.put("downlink", "gaussiank");
+    RunMetrics mixed = RunMetrics.of("mixed", config, run.iterations(), run.epochs());
+    assertEquals("bidirectional topk/gaussiank P=4", mixed.label());
     // xi is written on even iterations only: absent lines read as NaN
     double[] xi = run.iterations().column("xi");
     assertTrue(Double.isNaN(xi[0]));
@@ -181,7 +185,7 @@ class RunReportTest {
 
     String html = Files.readString(dir.resolve(RunReport.HTML), StandardCharsets.UTF_8);
     assertTrue(html.contains("src=\"data:image/png;base64,"), "the page embeds the picture");
-    assertTrue(html.contains("&quot;compressor&quot; : &quot;topk&quot;"), "the page shows config.json");
+    assertTrue(html.contains("&quot;uplink&quot; : &quot;topk&quot;"), "the page shows config.json");
     assertTrue(html.contains("final test accuracy 75.00 %"), html);
   }
 
