@@ -84,7 +84,29 @@ public final class ErrorFeedback {
 
     float[] c = scratch;
     float[] r = residual;
-    double sumSquares = enabled ? compensate(r, input, scale, c) : scale(input, scale, c);
+    // Exact TopK works inside the pass that forms c: a sample of c bounds the k-th largest magnitude from below and
+    // the pass copies the few indices above the bound (see RadixSelect), or, when sampling does not apply, counts
+    // the first radix digit. Either way c is read once fewer. Other compressors get c afterwards.
+    RadixSelect fused = compressor instanceof TopKCompressor ? ((TopKCompressor) compressor).radix() : null;
+    int lowKey = -1;
+    if (fused != null && RadixSelect.samplingApplies(d, targetK)) {
+      int m = RadixSelect.sampleSize(d, targetK);
+      int stride = d / m;
+      float[] sample = fused.sampleBuffer(m);
+      for (int j = 0, i = stride >>> 1; j < m; j++, i += stride) {
+        sample[j] = enabled ? r[i] + scale * input[i] : scale * input[i];
+      }
+      lowKey = fused.lowerBoundKey(sample, m, d, targetK);
+    }
+    double sumSquares;
+    if (lowKey >= 0) {
+      sumSquares = fused.compensateAndCollect(enabled ? r : null, input, scale, c, lowKey,
+          RadixSelect.candidateCap(targetK));
+    } else if (fused != null) {
+      sumSquares = fused.compensateAndCount(enabled ? r : null, input, scale, c);
+    } else {
+      sumSquares = enabled ? compensate(r, input, scale, c) : scale(input, scale, c);
+    }
     if (!Double.isFinite(sumSquares)) {
       // NaN/Inf anywhere makes the sum non-finite (finite floats squared cannot overflow a double).
       Checks.requireFinite("input", input);
@@ -92,7 +114,16 @@ public final class ErrorFeedback {
           + "expected finite compensated values");
     }
 
-    Selection selection = compressor.select(c, targetK);
+    Selection selection;
+    if (lowKey >= 0) {
+      int n = fused.fusedCandidateCount();
+      boolean usable = n >= targetK && n <= RadixSelect.candidateCap(targetK);
+      selection = Selection.trusted(usable ? fused.topKAmongCandidates(c, targetK) : fused.topK(c, targetK), targetK);
+    } else if (fused != null) {
+      selection = Selection.trusted(fused.selectCounted(c, targetK), targetK);
+    } else {
+      selection = compressor.select(c, targetK);
+    }
     int[] idx = selection.indicesUnsafe();
     int n = idx.length;
     if (n > 0 && idx[n - 1] >= d) {

@@ -68,7 +68,8 @@ final class Moments {
     double s0 = 0, s1 = 0;
     double l0 = 0, l1 = 0;
     double q0 = 0, q1 = 0;
-    long zeros = 0;
+    long exponents = 0;
+    int zeros = 0;
     int d = x.length;
     int i = 0;
     for (; i + 1 < d; i += 2) {
@@ -76,59 +77,93 @@ final class Moments {
       float b = Math.abs(x[i + 1]);
       s0 += a;
       s1 += b;
-      q0 += (double) a * a;
-      q1 += (double) b * b;
-      zeros += (Float.floatToRawIntBits(a) - 1) >>> 31; // 1 iff a == +0
-      zeros += (Float.floatToRawIntBits(b) - 1) >>> 31;
-      l0 += FastLog.log(Math.max(a, Float.MIN_NORMAL));
-      l1 += FastLog.log(Math.max(b, Float.MIN_NORMAL));
+      q0 += a * a;
+      q1 += b * b;
+      int ba = Float.floatToRawIntBits(Math.max(a, Float.MIN_NORMAL));
+      int bb = Float.floatToRawIntBits(Math.max(b, Float.MIN_NORMAL));
+      zeros += ((Float.floatToRawIntBits(a) - 1) >>> 31) + ((Float.floatToRawIntBits(b) - 1) >>> 31);
+      exponents += (ba >>> 23) + (bb >>> 23);
+      l0 += FastLog.mantissaLog(ba);
+      l1 += FastLog.mantissaLog(bb);
     }
     for (; i < d; i++) {
       float a = Math.abs(x[i]);
       s0 += a;
-      q0 += (double) a * a;
+      q0 += a * a;
+      int ba = Float.floatToRawIntBits(Math.max(a, Float.MIN_NORMAL));
       zeros += (Float.floatToRawIntBits(a) - 1) >>> 31;
-      l0 += FastLog.log(Math.max(a, Float.MIN_NORMAL));
+      exponents += ba >>> 23;
+      l0 += FastLog.mantissaLog(ba);
     }
-    return new double[] {s0 + s1, l0 + l1, zeros, q0 + q1};
+    double logSum = (l0 + l1) + FastLog.LN2 * (exponents - 127L * d);
+    return new double[] {s0 + s1, logSum, zeros, q0 + q1};
+  }
+
+  /** sum |x| over all of x. */
+  static double absSum(float[] x) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int d = x.length;
+    int i = 0;
+    for (; i + 3 < d; i += 4) {
+      s0 += Math.abs(x[i]);
+      s1 += Math.abs(x[i + 1]);
+      s2 += Math.abs(x[i + 2]);
+      s3 += Math.abs(x[i + 3]);
+    }
+    for (; i < d; i++) {
+      s0 += Math.abs(x[i]);
+    }
+    return (s0 + s1) + (s2 + s3);
   }
 
   /**
    * Statistics of the survivors {a = |x| > eta}: {count, sum (a - eta), sum (a - eta)², min a}, computed without a
    * data-dependent branch (a 25% survivor rate would mispredict constantly): a 0/1 mask from the sign of an integer
-   * difference of the magnitude bit patterns, which order like the magnitudes.
+   * difference of the magnitude bit patterns (which order like the magnitudes) zeroes the non-survivors' terms.
    */
   static double[] survivorStats(float[] x, float eta) {
     int etaBits = Float.floatToRawIntBits(eta);
-    long count = 0;
-    double s0 = 0, s1 = 0;
-    double q0 = 0, q1 = 0;
+    int count = 0;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    double q0 = 0, q1 = 0, q2 = 0, q3 = 0;
     int minBits = Integer.MAX_VALUE;
     int d = x.length;
     int i = 0;
-    for (; i + 1 < d; i += 2) {
-      int ba = Float.floatToRawIntBits(x[i]) & 0x7fffffff;
-      int bb = Float.floatToRawIntBits(x[i + 1]) & 0x7fffffff;
-      int ma = (etaBits - ba) >>> 31; // 1 iff |x| > eta
-      int mb = (etaBits - bb) >>> 31;
-      count += ma + mb;
-      double ya = (Float.intBitsToFloat(ba) - (double) eta) * ma;
-      double yb = (Float.intBitsToFloat(bb) - (double) eta) * mb;
-      s0 += ya;
-      s1 += yb;
-      q0 += ya * ya;
-      q1 += yb * yb;
-      minBits = Math.min(minBits, Math.min(ba | ((ma - 1) & 0x7fffffff), bb | ((mb - 1) & 0x7fffffff)));
+    for (; i + 3 < d; i += 4) {
+      int b0 = Float.floatToRawIntBits(x[i]) & 0x7fffffff;
+      int b1 = Float.floatToRawIntBits(x[i + 1]) & 0x7fffffff;
+      int b2 = Float.floatToRawIntBits(x[i + 2]) & 0x7fffffff;
+      int b3 = Float.floatToRawIntBits(x[i + 3]) & 0x7fffffff;
+      int m0 = (etaBits - b0) >> 31; // all ones iff |x| > eta
+      int m1 = (etaBits - b1) >> 31;
+      int m2 = (etaBits - b2) >> 31;
+      int m3 = (etaBits - b3) >> 31;
+      count -= m0 + m1 + m2 + m3;
+      double y0 = Float.intBitsToFloat(Float.floatToRawIntBits(Float.intBitsToFloat(b0) - eta) & m0);
+      double y1 = Float.intBitsToFloat(Float.floatToRawIntBits(Float.intBitsToFloat(b1) - eta) & m1);
+      double y2 = Float.intBitsToFloat(Float.floatToRawIntBits(Float.intBitsToFloat(b2) - eta) & m2);
+      double y3 = Float.intBitsToFloat(Float.floatToRawIntBits(Float.intBitsToFloat(b3) - eta) & m3);
+      s0 += y0;
+      s1 += y1;
+      s2 += y2;
+      s3 += y3;
+      q0 += y0 * y0;
+      q1 += y1 * y1;
+      q2 += y2 * y2;
+      q3 += y3 * y3;
+      minBits = Math.min(Math.min(minBits, Math.min(b0 | (~m0 & 0x7fffffff), b1 | (~m1 & 0x7fffffff))),
+          Math.min(b2 | (~m2 & 0x7fffffff), b3 | (~m3 & 0x7fffffff)));
     }
     for (; i < d; i++) {
-      int ba = Float.floatToRawIntBits(x[i]) & 0x7fffffff;
-      int ma = (etaBits - ba) >>> 31;
-      count += ma;
-      double ya = (Float.intBitsToFloat(ba) - (double) eta) * ma;
-      s0 += ya;
-      q0 += ya * ya;
-      minBits = Math.min(minBits, ba | ((ma - 1) & 0x7fffffff));
+      int b0 = Float.floatToRawIntBits(x[i]) & 0x7fffffff;
+      int m0 = (etaBits - b0) >> 31;
+      count -= m0;
+      double y0 = Float.intBitsToFloat(Float.floatToRawIntBits(Float.intBitsToFloat(b0) - eta) & m0);
+      s0 += y0;
+      q0 += y0 * y0;
+      minBits = Math.min(minBits, b0 | (~m0 & 0x7fffffff));
     }
-    return new double[] {count, s0 + s1, q0 + q1, count == 0 ? Double.NaN : Float.intBitsToFloat(minBits)};
+    return new double[] {count, (s0 + s1) + (s2 + s3), (q0 + q1) + (q2 + q3),
+        count == 0 ? Double.NaN : Float.intBitsToFloat(minBits)};
   }
 }

@@ -58,6 +58,7 @@ final class SidcoCompressor implements Compressor {
   private final IntBuffer out = new IntBuffer(1024);
   private float[] survivors = new float[0];
   private int adaptiveStages = 1;
+  private long lastSurvivorCount;
   private double ratioSum;
   private int calls;
 
@@ -96,11 +97,21 @@ final class SidcoCompressor implements Compressor {
     float eta = firstStage(x, firstRatio);
     if (stages >= 2) {
       double[] s = Moments.survivorStats(x, eta);
+      lastSurvivorCount = (long) s[0];
       eta = nextThreshold(eta, (long) s[0], s[1], s[2], s[3], laterRatio);
     }
-    if (stages >= 3) {
+    int stage = 3;
+    long survivorsOfPrevious = stages >= 2 ? lastSurvivorCount : d;
+    // While the survivors are many, a branch-free pass over x is cheaper than copying them with a branch that
+    // mispredicts; once they are few (expected below d/32), copy them once and refine in the copy.
+    for (; stage <= stages && (double) survivorsOfPrevious * laterRatio > d / 32.0; stage++) {
+      double[] s = Moments.survivorStats(x, eta);
+      survivorsOfPrevious = (long) s[0];
+      eta = nextThreshold(eta, (long) s[0], s[1], s[2], s[3], laterRatio);
+    }
+    if (stage <= stages) {
       int n = copySurvivors(x, eta);
-      for (int stage = 3; stage <= stages && n > 0; stage++) {
+      for (; stage <= stages && n > 0; stage++) {
         float previous = eta;
         long count = 0;
         double sum = 0;
@@ -133,9 +144,9 @@ final class SidcoCompressor implements Compressor {
     double eta;
     switch (estimator) {
       case EXPONENTIAL: {
-        double[] s = Moments.absSumAndSumOfSquares(x);
-        requireFinite(x, s);
-        eta = -(s[0] / d) * Math.log(ratio);
+        double sum = Moments.absSum(x);
+        requireFinite(x, new double[] {sum});
+        eta = -(sum / d) * Math.log(ratio);
         break;
       }
       case GENERALIZED_PARETO: {

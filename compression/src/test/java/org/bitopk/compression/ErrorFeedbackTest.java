@@ -22,7 +22,8 @@ class ErrorFeedbackTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("specs")
   void sentPlusResidualIsCompensatedVectorBitForBit(String spec) {
-    int d = 20_000;
+    // d above the size where exact TopK samples c inside the fused pass, so that path is what is checked here.
+    int d = 40_000;
     Compressor compressor = CompressorSpec.parse(spec).create(3);
     ErrorFeedback ef = ErrorFeedback.enabled(d);
     SplittableRandom r = new SplittableRandom(9);
@@ -55,6 +56,9 @@ class ErrorFeedbackTest {
       }
       assertEquals(k, s.targetK());
       assertEquals(s.sent().nnz(), s.achievedK());
+      if (spec.equals("topk")) {
+        assertArrayEquals(Vectors.bruteForceTopK(expectedC, k), s.sent().indices());
+      }
       assertEquals(Math.sqrt(cc), s.compensatedNorm(), 1e-9 * Math.sqrt(cc));
       assertEquals(Math.sqrt(rr), s.residualNorm(), 1e-6 * Math.sqrt(cc));
     }
@@ -84,6 +88,36 @@ class ErrorFeedbackTest {
             + " != total input " + totalInput[i]);
       }
     }
+  }
+
+  @Test
+  void fusedTopKMatchesTheStandaloneSelectorWithAndWithoutFeedback() {
+    // All-equal and many-ties inputs make the sampled bound useless: the fused pass must fall back correctly.
+    int d = 100_000;
+    float[][] inputs = {Vectors.gaussian(d, 1), Vectors.heavyTailed(d, 2), new float[d], manyTies(d)};
+    for (float[] input : inputs) {
+      for (boolean enabled : new boolean[] {true, false}) {
+        ErrorFeedback ef = enabled ? ErrorFeedback.enabled(d) : ErrorFeedback.disabled(d);
+        for (int step = 0; step < 3; step++) {
+          float[] c = ef.residual();
+          for (int i = 0; i < d; i++) {
+            c[i] += 0.5f * input[i];
+          }
+          int k = 100 + 1000 * step;
+          int[] expected = new TopKCompressor().select(c, k).indices();
+          assertArrayEquals(expected, ef.step(input, 0.5f, new TopKCompressor(), k).sent().indices());
+        }
+      }
+    }
+  }
+
+  private static float[] manyTies(int d) {
+    SplittableRandom r = new SplittableRandom(3);
+    float[] x = new float[d];
+    for (int i = 0; i < d; i++) {
+      x[i] = r.nextInt(3) - 1;
+    }
+    return x;
   }
 
   @Test
