@@ -121,8 +121,18 @@ public final class CompressorSpec implements Serializable {
         return new ThresholdCompressor(tau);
       case "none":
         return new DenseCompressor();
+      case "gaussiank":
+        return new GaussianKCompressor();
+      case "dgc":
+        return new DgcCompressor(seed);
+      case "sidco-e":
+        return new SidcoCompressor(SidcoCompressor.Estimator.EXPONENTIAL, stages);
+      case "sidco-gp":
+        return new SidcoCompressor(SidcoCompressor.Estimator.GENERALIZED_PARETO, stages);
+      case "sidco-gamma-gp":
+        return new SidcoCompressor(SidcoCompressor.Estimator.GAMMA_THEN_GP, stages);
       default:
-        throw new IllegalArgumentException("compressor '" + this + "' is not available yet");
+        throw new AssertionError(name);
     }
   }
 

@@ -84,19 +84,28 @@ public final class ErrorFeedback {
 
     float[] c = scratch;
     float[] r = residual;
-    double sumSquares = 0;
-    if (enabled) {
-      for (int i = 0; i < d; i++) {
-        float v = r[i] + scale * input[i];
-        c[i] = v;
-        sumSquares += (double) v * v;
+    // Exact TopK works inside the pass that forms c: a sample of c bounds the k-th largest magnitude from below and
+    // the pass copies the few indices above the bound (see RadixSelect), or, when sampling does not apply, counts
+    // the first radix digit. Either way c is read once fewer. Other compressors get c afterwards.
+    RadixSelect fused = compressor instanceof TopKCompressor ? ((TopKCompressor) compressor).radix() : null;
+    int lowKey = -1;
+    if (fused != null && RadixSelect.samplingApplies(d, targetK)) {
+      int m = RadixSelect.sampleSize(d, targetK);
+      int stride = d / m;
+      float[] sample = fused.sampleBuffer(m);
+      for (int j = 0, i = stride >>> 1; j < m; j++, i += stride) {
+        sample[j] = enabled ? r[i] + scale * input[i] : scale * input[i];
       }
+      lowKey = fused.lowerBoundKey(sample, m, d, targetK);
+    }
+    double sumSquares;
+    if (lowKey >= 0) {
+      sumSquares = fused.compensateAndCollect(enabled ? r : null, input, scale, c, lowKey,
+          RadixSelect.candidateCap(targetK));
+    } else if (fused != null) {
+      sumSquares = fused.compensateAndCount(enabled ? r : null, input, scale, c);
     } else {
-      for (int i = 0; i < d; i++) {
-        float v = scale * input[i];
-        c[i] = v;
-        sumSquares += (double) v * v;
-      }
+      sumSquares = enabled ? compensate(r, input, scale, c) : scale(input, scale, c);
     }
     if (!Double.isFinite(sumSquares)) {
       // NaN/Inf anywhere makes the sum non-finite (finite floats squared cannot overflow a double).
@@ -105,7 +114,16 @@ public final class ErrorFeedback {
           + "expected finite compensated values");
     }
 
-    Selection selection = compressor.select(c, targetK);
+    Selection selection;
+    if (lowKey >= 0) {
+      int n = fused.fusedCandidateCount();
+      boolean usable = n >= targetK && n <= RadixSelect.candidateCap(targetK);
+      selection = Selection.trusted(usable ? fused.topKAmongCandidates(c, targetK) : fused.topK(c, targetK), targetK);
+    } else if (fused != null) {
+      selection = Selection.trusted(fused.selectCounted(c, targetK), targetK);
+    } else {
+      selection = compressor.select(c, targetK);
+    }
     int[] idx = selection.indicesUnsafe();
     int n = idx.length;
     if (n > 0 && idx[n - 1] >= d) {
@@ -128,6 +146,63 @@ public final class ErrorFeedback {
     double residualSquares = n == d ? 0 : Math.max(0, sumSquares - sentSquares);
     return new CompressionStep(SparseVector.trusted(d, idx, values), targetK, Math.sqrt(sumSquares),
         Math.sqrt(residualSquares));
+  }
+
+  /**
+   * c[i] = r[i] + scale * input[i]; returns ||c||² in double. Four independent accumulators: one would chain every
+   * element on the 4-cycle floating-point add latency.
+   */
+  private static double compensate(float[] r, float[] input, float scale, float[] c) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int d = c.length;
+    int i = 0;
+    for (; i + 3 < d; i += 4) {
+      float v0 = r[i] + scale * input[i];
+      float v1 = r[i + 1] + scale * input[i + 1];
+      float v2 = r[i + 2] + scale * input[i + 2];
+      float v3 = r[i + 3] + scale * input[i + 3];
+      c[i] = v0;
+      c[i + 1] = v1;
+      c[i + 2] = v2;
+      c[i + 3] = v3;
+      s0 += (double) v0 * v0;
+      s1 += (double) v1 * v1;
+      s2 += (double) v2 * v2;
+      s3 += (double) v3 * v3;
+    }
+    for (; i < d; i++) {
+      float v = r[i] + scale * input[i];
+      c[i] = v;
+      s0 += (double) v * v;
+    }
+    return (s0 + s1) + (s2 + s3);
+  }
+
+  /** c[i] = scale * input[i]; returns ||c||² in double (see {@link #compensate}). */
+  private static double scale(float[] input, float scale, float[] c) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int d = c.length;
+    int i = 0;
+    for (; i + 3 < d; i += 4) {
+      float v0 = scale * input[i];
+      float v1 = scale * input[i + 1];
+      float v2 = scale * input[i + 2];
+      float v3 = scale * input[i + 3];
+      c[i] = v0;
+      c[i + 1] = v1;
+      c[i + 2] = v2;
+      c[i + 3] = v3;
+      s0 += (double) v0 * v0;
+      s1 += (double) v1 * v1;
+      s2 += (double) v2 * v2;
+      s3 += (double) v3 * v3;
+    }
+    for (; i < d; i++) {
+      float v = scale * input[i];
+      c[i] = v;
+      s0 += (double) v * v;
+    }
+    return (s0 + s1) + (s2 + s3);
   }
 
   /** A copy of the residual (all zeros when disabled). */

@@ -35,30 +35,39 @@ final class IntBuffer {
     return Arrays.copyOf(data, size);
   }
 
-  /** Appends every index i with |x[i]| > threshold (or >= when inclusive), in ascending order. */
+  /**
+   * Appends every index i with |x[i]| > threshold (or >= when inclusive), in ascending order. The comparison is on
+   * magnitude bit patterns, which order like |x| for finite values and put NaN and infinities above every finite
+   * threshold: a non-finite entry is always collected, so {@link #requireFiniteSelected} detects it by looking at
+   * the collected entries only, without a pass of its own.
+   *
+   * @param threshold finite, >= 0
+   */
   void addAbove(float[] x, float threshold, boolean inclusive) {
     int[] d = data;
     int n = size;
+    int key = Float.floatToRawIntBits(threshold) & 0x7fffffff;
     if (inclusive) {
-      for (int i = 0; i < x.length; i++) {
-        if (Math.abs(x[i]) >= threshold) {
-          if (n == d.length) {
-            d = Arrays.copyOf(d, d.length + (d.length >>> 1));
-          }
-          d[n++] = i;
+      key--; // key(x) >= t  <=>  key(x) > t - 1; t = 0 gives -1, below every key
+    }
+    for (int i = 0; i < x.length; i++) {
+      if ((Float.floatToRawIntBits(x[i]) & 0x7fffffff) > key) {
+        if (n == d.length) {
+          d = Arrays.copyOf(d, d.length + (d.length >>> 1));
         }
-      }
-    } else {
-      for (int i = 0; i < x.length; i++) {
-        if (Math.abs(x[i]) > threshold) {
-          if (n == d.length) {
-            d = Arrays.copyOf(d, d.length + (d.length >>> 1));
-          }
-          d[n++] = i;
-        }
+        d[n++] = i;
       }
     }
     data = d;
     size = n;
+  }
+
+  /** Throws the non-finite error for x if any collected index holds NaN or an infinity. */
+  void requireFiniteSelected(float[] x) {
+    for (int j = 0; j < size; j++) {
+      if (!Float.isFinite(x[data[j]])) {
+        throw Checks.nonFinite("x", x);
+      }
+    }
   }
 }

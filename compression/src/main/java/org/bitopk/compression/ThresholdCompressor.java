@@ -16,9 +16,9 @@ final class ThresholdCompressor implements Compressor {
   @Override
   public Selection select(float[] x, int targetK) {
     Checks.requireSelectArguments(x, targetK);
-    Checks.requireFinite("x", x);
     out.clear();
     out.addAbove(x, tau, false);
+    out.requireFiniteSelected(x);
     return Selection.trusted(out.toArray(), targetK);
   }
 

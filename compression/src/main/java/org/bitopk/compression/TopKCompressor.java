@@ -11,6 +11,11 @@ final class TopKCompressor implements Compressor {
     return Selection.trusted(radix.topK(x, targetK), targetK);
   }
 
+  /** Error feedback's fused path: see {@link RadixSelect#compensateAndCount}. */
+  RadixSelect radix() {
+    return radix;
+  }
+
   @Override
   public String toString() {
     return "topk";

@@ -15,13 +15,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ErrorFeedbackTest {
 
   static Stream<String> specs() {
-    return Stream.of("topk", "randomk", "threshold:tau=1.5", "none");
+    return Stream.of("topk", "gaussiank", "sidco-e", "sidco-gp:stages=2", "sidco-gamma-gp:stages=3", "dgc", "randomk",
+        "threshold:tau=1.5", "none");
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("specs")
   void sentPlusResidualIsCompensatedVectorBitForBit(String spec) {
-    int d = 20_000;
+    // d above the size where exact TopK samples c inside the fused pass, so that path is what is checked here.
+    int d = 40_000;
     Compressor compressor = CompressorSpec.parse(spec).create(3);
     ErrorFeedback ef = ErrorFeedback.enabled(d);
     SplittableRandom r = new SplittableRandom(9);
@@ -46,14 +48,17 @@ class ErrorFeedbackTest {
       double cc = 0;
       double rr = 0;
       for (int i = 0; i < d; i++) {
-        if (!selected[i]) {
-          assertEquals(Float.floatToRawIntBits(expectedC[i]), Float.floatToRawIntBits(residual[i]), "index " + i);
+        if (!selected[i] && Float.floatToRawIntBits(expectedC[i]) != Float.floatToRawIntBits(residual[i])) {
+          throw new AssertionError("index " + i + ": residual " + residual[i] + " differs from c " + expectedC[i]);
         }
         cc += (double) expectedC[i] * expectedC[i];
         rr += (double) residual[i] * residual[i];
       }
       assertEquals(k, s.targetK());
       assertEquals(s.sent().nnz(), s.achievedK());
+      if (spec.equals("topk")) {
+        assertArrayEquals(Vectors.bruteForceTopK(expectedC, k), s.sent().indices());
+      }
       assertEquals(Math.sqrt(cc), s.compensatedNorm(), 1e-9 * Math.sqrt(cc));
       assertEquals(Math.sqrt(rr), s.residualNorm(), 1e-6 * Math.sqrt(cc));
     }
@@ -78,8 +83,41 @@ class ErrorFeedbackTest {
     }
     float[] residual = ef.residual();
     for (int i = 0; i < d; i++) {
-      assertEquals(totalInput[i], totalSent[i] + residual[i], 0f, "index " + i);
+      if (totalInput[i] != totalSent[i] + residual[i]) {
+        throw new AssertionError("index " + i + ": sent " + totalSent[i] + " + residual " + residual[i]
+            + " != total input " + totalInput[i]);
+      }
     }
+  }
+
+  @Test
+  void fusedTopKMatchesTheStandaloneSelectorWithAndWithoutFeedback() {
+    // All-equal and many-ties inputs make the sampled bound useless: the fused pass must fall back correctly.
+    int d = 100_000;
+    float[][] inputs = {Vectors.gaussian(d, 1), Vectors.heavyTailed(d, 2), new float[d], manyTies(d)};
+    for (float[] input : inputs) {
+      for (boolean enabled : new boolean[] {true, false}) {
+        ErrorFeedback ef = enabled ? ErrorFeedback.enabled(d) : ErrorFeedback.disabled(d);
+        for (int step = 0; step < 3; step++) {
+          float[] c = ef.residual();
+          for (int i = 0; i < d; i++) {
+            c[i] += 0.5f * input[i];
+          }
+          int k = 100 + 1000 * step;
+          int[] expected = new TopKCompressor().select(c, k).indices();
+          assertArrayEquals(expected, ef.step(input, 0.5f, new TopKCompressor(), k).sent().indices());
+        }
+      }
+    }
+  }
+
+  private static float[] manyTies(int d) {
+    SplittableRandom r = new SplittableRandom(3);
+    float[] x = new float[d];
+    for (int i = 0; i < d; i++) {
+      x[i] = r.nextInt(3) - 1;
+    }
+    return x;
   }
 
   @Test

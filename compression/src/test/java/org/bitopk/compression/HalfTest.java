@@ -110,12 +110,18 @@ class HalfTest {
         continue;
       }
       double back = Half.toFloat(Half.fromFloat(f));
-      assertTrue(Math.abs(back - f) <= Math.scalb(Math.abs((double) f), -11), "value " + f);
+      if (!(Math.abs(back - f) <= Math.scalb(Math.abs((double) f), -11))) {
+        throw new AssertionError("value " + f + " came back as " + back);
+      }
     }
   }
 
   private static void assertSame(float f) {
-    assertEquals(referenceFromFloat(f) & 0xffff, Half.fromFloat(f) & 0xffff,
-        "float " + f + " (0x" + Integer.toHexString(Float.floatToRawIntBits(f)) + ")");
+    int expected = referenceFromFloat(f) & 0xffff;
+    int actual = Half.fromFloat(f) & 0xffff;
+    if (expected != actual) {
+      throw new AssertionError("float " + f + " (0x" + Integer.toHexString(Float.floatToRawIntBits(f))
+          + "): expected half 0x" + Integer.toHexString(expected) + " but was 0x" + Integer.toHexString(actual));
+    }
   }
 }

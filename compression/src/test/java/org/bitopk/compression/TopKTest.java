@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class TopKTest {
 
-  private static final int[] SIZES = {1, 2, 7, 100, 1_000, 10_007, 65_537};
+  /** Sizes from 32768 on exercise the sampled pre-pass (and its fallbacks on ties and constant vectors). */
+  private static final int[] SIZES = {1, 2, 7, 100, 1_000, 10_007, 65_537, 150_001};
 
   static Stream<Arguments> cases() {
     List<Arguments> cases = new ArrayList<>();
@@ -88,6 +89,25 @@ class TopKTest {
     assertEquals(k, s.achievedK());
     assertEquals(k, s.targetK());
     assertArrayEquals(copy, x, "select must not modify x");
+  }
+
+  @Test
+  void sampledBoundThatIsTooHighFallsBackToTheFullSelect() {
+    // Large values exactly at the sampled positions: the sample claims the k-th largest is 2, but fewer than k
+    // coordinates reach 2, so the pre-pass must give up and the full radix select answer.
+    int d = 1_000_000;
+    int k = 31_250;
+    int m = RadixSelect.sampleSize(d, k);
+    int stride = d / m;
+    float[] x = new float[d];
+    java.util.Arrays.fill(x, 1f);
+    for (int j = 0, i = stride / 2; j < m; j++, i += stride) {
+      x[i] = -2f;
+    }
+    assertTrue(m < k);
+    assertArrayEquals(Vectors.bruteForceTopK(x, k), new TopKCompressor().select(x, k).indices());
+    ErrorFeedback ef = ErrorFeedback.disabled(d);
+    assertArrayEquals(Vectors.bruteForceTopK(x, k), ef.step(x, 1f, new TopKCompressor(), k).sent().indices());
   }
 
   @Test

@@ -6,6 +6,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 import org.apache.hadoop.conf.Configuration;
@@ -52,6 +53,15 @@ final class DataFile implements Closeable {
     }
   }
 
+  /** True if the path exists (file or directory). */
+  static boolean exists(Path path, Configuration conf) {
+    try {
+      return path.getFileSystem(conf).exists(path);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot access " + path + ": " + e.getMessage(), e);
+    }
+  }
+
   static DataFile open(Path path, Configuration conf) {
     InputStream raw = null;
     try {
@@ -74,10 +84,6 @@ final class DataFile implements Closeable {
       closeQuietly(raw);
       throw new UncheckedIOException("cannot open " + path + ": " + e.getMessage(), e);
     }
-  }
-
-  Path path() {
-    return path;
   }
 
   boolean compressed() {
@@ -119,6 +125,22 @@ final class DataFile implements Closeable {
     }
   }
 
+  /**
+   * Reads up to {@code declared} bytes (the size a header announces) and returns them in an array of the
+   * length actually read. The array is not allocated at the declared size up front unless the file can hold
+   * it: a corrupt header announcing gigabytes then fails as "truncated" instead of exhausting memory.
+   */
+  byte[] readDeclared(int declared) {
+    long plausible = compressed ? Math.max(1L << 20, storedLength * 8) : storedLength - position;
+    byte[] buffer = new byte[(int) Math.max(0, Math.min(declared, plausible))];
+    int filled = readUpTo(buffer, 0, buffer.length);
+    while (filled == buffer.length && buffer.length < declared) {
+      buffer = Arrays.copyOf(buffer, (int) Math.min(declared, Math.max(1L << 20, 2L * buffer.length)));
+      filled += readUpTo(buffer, filled, buffer.length - filled);
+    }
+    return filled == buffer.length ? buffer : Arrays.copyOf(buffer, filled);
+  }
+
   /** True if no byte follows the current position. */
   boolean atEnd() {
     byte[] one = new byte[1];
@@ -148,13 +170,13 @@ final class DataFile implements Closeable {
     while (true) {
       filled += readUpTo(buffer, filled, buffer.length - filled);
       if (filled < buffer.length) {
-        return java.util.Arrays.copyOf(buffer, filled);
+        return Arrays.copyOf(buffer, filled);
       }
       if (buffer.length >= Integer.MAX_VALUE - 8) {
         throw new DatasetFormatException(path + ": more than " + buffer.length
             + " decompressed bytes, too large for one array");
       }
-      buffer = java.util.Arrays.copyOf(buffer, (int) Math.min(Integer.MAX_VALUE - 8, 2L * buffer.length));
+      buffer = Arrays.copyOf(buffer, (int) Math.min(Integer.MAX_VALUE - 8, 2L * buffer.length));
     }
   }
 

@@ -14,14 +14,15 @@ import org.apache.hadoop.fs.Path;
  * <ul>
  *   <li>{@code mnist}, {@code fashion-mnist}: {@code train-images-idx3-ubyte}, {@code train-labels-idx1-ubyte},
  *       {@code t10k-images-idx3-ubyte}, {@code t10k-labels-idx1-ubyte}, each raw or gzipped ({@code .gz}).
- *       Fashion-MNIST defaults to {@value #FASHION_MNIST_DEFAULT}, where the Debian package
- *       {@code dataset-fashion-mnist} installs it.</li>
+ *       Fashion-MNIST defaults to {@value #FASHION_MNIST_DEFAULT} on the driver's local disk, where the
+ *       Debian package {@code dataset-fashion-mnist} installs it.</li>
  *   <li>{@code cifar10}: {@code data_batch_1.bin} … {@code data_batch_5.bin} and {@code test_batch.bin} (raw or
  *       {@code .gz}), in the directory itself or in its {@code cifar-10-batches-bin/} subdirectory (the
  *       layout of the official archive once unpacked).</li>
  *   <li>{@code synthetic[:key=value,...]}: generated, no directory (see {@link SyntheticData}).</li>
  * </ul>
- * Pixels are normalised as described in {@link Normalization}.
+ * Files are read on the driver (they are small next to a cluster's memory) and validated completely before
+ * anything is returned. Pixels are normalised as described in {@link Normalization}.
  */
 public final class Datasets {
   public static final String MNIST = "mnist";
@@ -60,7 +61,8 @@ public final class Datasets {
             "directory holding train-images-idx3-ubyte[.gz] etc."), configuration, Normalization.MNIST, false);
       case FASHION_MNIST:
         boolean isDefault = pathOrNull == null;
-        Path fashionDir = new Path(isDefault ? FASHION_MNIST_DEFAULT : pathOrNull);
+        // The package installs on the driver's local disk, whatever the cluster's default file system is.
+        Path fashionDir = isDefault ? new Path("file://" + FASHION_MNIST_DEFAULT) : new Path(pathOrNull);
         return loadIdx(FASHION_MNIST, fashionDir, configuration, Normalization.FASHION_MNIST, isDefault);
       case CIFAR10:
         return loadCifar10(requireDirectory(CIFAR10, pathOrNull,
@@ -117,6 +119,8 @@ public final class Datasets {
     if (DataFile.isFile(gz, conf)) {
       return gz;
     }
-    throw new IllegalArgumentException(dataset + " not found: neither " + raw + " nor " + gz + " exists" + hint);
+    String missingDir = DataFile.exists(dir, conf) ? "" : " (the directory " + dir + " does not exist)";
+    throw new IllegalArgumentException(dataset + " not found: neither " + raw + " nor " + gz + " exists"
+        + missingDir + hint);
   }
 }

@@ -71,9 +71,9 @@ final class IdxFormat {
         throw new DatasetFormatException(path + ": header declares " + count + " images of " + rows + "x"
             + cols + " = " + size + " bytes, more than one array can hold");
       }
-      byte[] pixels = new byte[(int) size];
-      int read = file.readUpTo(pixels, 0, pixels.length);
-      if (read < pixels.length) {
+      byte[] pixels = file.readDeclared((int) size);
+      int read = pixels.length;
+      if (read < size) {
         throw new DatasetFormatException(path + ": truncated at byte offset " + (IMAGES_HEADER + read)
             + ", expected " + (IMAGES_HEADER + size) + " bytes (16-byte header + " + count + " images of "
             + rows + "x" + cols + ")");
@@ -109,8 +109,8 @@ final class IdxFormat {
       if (count < 0) {
         throw new DatasetFormatException(path + ": label count at offset 4 is " + count + ", expected >= 0");
       }
-      byte[] labels = new byte[count];
-      int read = file.readUpTo(labels, 0, count);
+      byte[] labels = file.readDeclared(count);
+      int read = labels.length;
       if (read < count) {
         throw new DatasetFormatException(path + ": truncated at byte offset " + (LABELS_HEADER + read)
             + ", expected " + (LABELS_HEADER + (long) count) + " bytes (8-byte header + " + count + " labels)");

@@ -74,6 +74,10 @@ public final class WorkerShard implements Serializable {
     if (epoch < 0) {
       throw new IllegalArgumentException("epoch=" + epoch + ", expected >= 0");
     }
+    if (batches == 0) {
+      throw new IllegalArgumentException("batchSize=" + batchSize + " is larger than worker " + workerId
+          + "'s shard of " + data.count() + " examples");
+    }
     if (batchIndex < 0 || batchIndex >= batches) {
       throw new IllegalArgumentException("batchIndex=" + batchIndex + " for worker " + workerId + " with "
           + data.count() + " examples and batchSize=" + batchSize + ", expected 0.." + (batches - 1));

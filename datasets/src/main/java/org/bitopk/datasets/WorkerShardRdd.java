@@ -11,6 +11,11 @@ import org.apache.spark.api.java.JavaSparkContext;
  * <p>Built on {@code parallelize(shards, P)}: Spark slices a list of P elements into P partitions, slice i
  * holding positions {@code [i·P/P, (i+1)·P/P) = {i}} (ParallelCollectionRDD's slicing), and the shards are
  * required to be in worker order. Each element is one compact shard, not one object per example.
+ *
+ * <p>The shards travel inside the tasks that first compute the partitions (Spark may warn about large task
+ * sizes: a Fashion-MNIST shard for P = 10 is about 19 MB), so callers should {@code cache()} or
+ * {@code persist()} the RDD and materialise it once, after which every iteration's task finds its shard in
+ * the executor's block manager.
  */
 public final class WorkerShardRdd {
   private WorkerShardRdd() {}

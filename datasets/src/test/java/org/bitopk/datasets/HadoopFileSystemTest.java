@@ -59,6 +59,12 @@ class HadoopFileSystemTest {
     }
     assertArrayEquals(labels, data.test().labels());
     assertEquals(((written[0][0] & 0xff) / 255.0 - 0.2860) / 0.3530, data.train().features()[0], 1e-5);
+    // The default Fashion-MNIST location is the driver's local disk even when the default FS is another one.
+    Configuration remoteDefault = new Configuration(conf);
+    remoteDefault.set("fs.defaultFS", "testfs:///");
+    int beforeDefault = CountingFileSystem.OPENED.get();
+    assertEquals(60_000, Datasets.load("fashion-mnist", null, remoteDefault).train().count());
+    assertEquals(beforeDefault, CountingFileSystem.OPENED.get());
     // Without the registration the scheme is unknown and the error says so.
     Configuration plain = new Configuration();
     RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,

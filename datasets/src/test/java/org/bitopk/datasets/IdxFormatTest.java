@@ -130,6 +130,18 @@ class IdxFormatTest {
         "expected 14 bytes");
   }
 
+  /** A corrupt count announcing gigabytes is reported as truncation, without allocating the announced size. */
+  @ParameterizedTest(name = "gz={0}")
+  @ValueSource(booleans = {false, true})
+  void hugeDeclaredCountsFailAsTruncation(boolean gz) throws IOException {
+    Path images = write(dir, "img", idxImages(2051, 2_000_000, 28, 28, new byte[784]), gz);
+    assertMessage(() -> IdxFormat.readImages(hadoop(images), conf), images, "truncated at byte offset 800",
+        "expected 1568000016 bytes");
+    Path labels = write(dir, "lab", idxLabels(2049, 2_000_000_000, new byte[3]), gz);
+    assertMessage(() -> IdxFormat.readLabels(hadoop(labels), conf, 10), labels, "truncated at byte offset 11",
+        "expected 2000000008 bytes");
+  }
+
   @ParameterizedTest(name = "gz={0}")
   @ValueSource(booleans = {false, true})
   void trailingBytes(boolean gz) throws IOException {
@@ -159,6 +171,7 @@ class IdxFormatTest {
         () -> Datasets.loadIdx("fashion-mnist", hadoop(dir.resolve("absent")), conf, Normalization.FASHION_MNIST,
             true));
     assertTrue(e.getMessage().contains("apt-get install dataset-fashion-mnist"), e.getMessage());
+    assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
     assertTrue(e.getMessage().contains("--data"), e.getMessage());
   }
 

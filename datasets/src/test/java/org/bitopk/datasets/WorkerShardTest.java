@@ -65,7 +65,14 @@ class WorkerShardTest {
     assertThrows(IllegalArgumentException.class, () -> shard.minibatch(0, 2, 10, 1, false));
     assertThrows(IllegalArgumentException.class, () -> shard.minibatch(0, -1, 10, 1, false));
     assertThrows(IllegalArgumentException.class, () -> shard.minibatch(-1, 0, 10, 1, false));
-    assertThrows(IllegalArgumentException.class, () -> shard.minibatch(0, 0, 21, 1, false));
+    IllegalArgumentException tooLarge =
+        assertThrows(IllegalArgumentException.class, () -> shard.minibatch(0, 0, 21, 1, false));
+    assertTrue(tooLarge.getMessage().contains("batchSize=21") && tooLarge.getMessage().contains("20 examples"),
+        tooLarge.getMessage());
+    IllegalArgumentException badIndex =
+        assertThrows(IllegalArgumentException.class, () -> shard.minibatch(0, 4, 5, 1, false));
+    assertTrue(badIndex.getMessage().contains("batchIndex=4") && badIndex.getMessage().contains("expected 0..3"),
+        badIndex.getMessage());
     assertThrows(IllegalArgumentException.class, () -> shard.batchesPerEpoch(0));
     assertThrows(IllegalArgumentException.class, () -> WorkerShard.of(-1, shard.data()));
   }

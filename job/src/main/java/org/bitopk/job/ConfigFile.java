@@ -1,0 +1,105 @@
+package org.bitopk.job;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * A {@code --config} file (.properties or .json, any Hadoop FileSystem) whose keys are flag names without the
+ * leading dashes; its values become the defaults that flags on the command line override. A run's
+ * {@code config.json} is such a file (its informational keys {@code run} and {@code resolved} are ignored).
+ */
+final class ConfigFile implements CommandLine.IDefaultValueProvider {
+  private static final Set<String> INFORMATIONAL = Set.of("run", "resolved");
+
+  private final Map<String, String> values;
+
+  private ConfigFile(Map<String, String> values) {
+    this.values = values;
+  }
+
+  /** Finds {@code --config X} or {@code --config=X} in raw arguments; null when absent. */
+  static String locate(String[] args) {
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--config") && i + 1 < args.length) {
+        return args[i + 1];
+      }
+      if (args[i].startsWith("--config=")) {
+        return args[i].substring("--config=".length());
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Reads the file and checks every key against the command's options.
+   *
+   * @throws IllegalArgumentException naming the file and the problem
+   */
+  static ConfigFile load(String uri, CommandLine.Model.CommandSpec spec) {
+    Map<String, String> values = new LinkedHashMap<>();
+    try {
+      Path path = new Path(uri);
+      FileSystem fs = path.getFileSystem(new Configuration());
+      if (!fs.exists(path)) {
+        throw new IllegalArgumentException("--config: file " + uri + " does not exist");
+      }
+      try (InputStream in = fs.open(path)) {
+        if (uri.endsWith(".properties")) {
+          Properties p = new Properties();
+          p.load(new InputStreamReader(in, StandardCharsets.UTF_8));
+          for (String k : p.stringPropertyNames()) {
+            values.put(k, p.getProperty(k).trim());
+          }
+        } else {
+          JsonNode root = new ObjectMapper().readTree(in);
+          if (root == null || !root.isObject()) {
+            throw new IllegalArgumentException("--config: " + uri + " is not a JSON object of flag names to values");
+          }
+          for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (INFORMATIONAL.contains(e.getKey()) || e.getValue().isNull()) {
+              continue;
+            }
+            if (!e.getValue().isValueNode()) {
+              throw new IllegalArgumentException("--config: key '" + e.getKey() + "' in " + uri + " must have a plain value");
+            }
+            values.put(e.getKey(), e.getValue().asText());
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalArgumentException("--config: cannot read " + uri + ": " + e.getMessage(), e);
+    }
+    for (String key : values.keySet()) {
+      OptionSpec option = spec.findOption("--" + key);
+      if (option == null || key.equals("config")) {
+        throw new IllegalArgumentException("--config: unknown key '" + key + "' in " + uri
+            + " (keys are flag names without dashes, e.g. lr, density-up)");
+      }
+    }
+    return new ConfigFile(values);
+  }
+
+  @Override
+  public String defaultValue(ArgSpec argSpec) {
+    if (argSpec instanceof OptionSpec option) {
+      return values.get(option.longestName().replaceFirst("^--", ""));
+    }
+    return null;
+  }
+}

@@ -1,0 +1,239 @@
+package org.bitopk.job;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.compression.CompressorSpec;
+import org.bitopk.job.output.ProgressDisplay;
+import org.bitopk.job.problem.ModelArchitecture;
+import org.bitopk.job.spark.SparkSetup;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code train}: the default command. Every flag maps to one {@link TrainingConfig} setting. */
+@Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Trains a model data-parallel on Spark: executors are workers (gradient, error feedback, uplink",
+        "compression), the driver is the parameter server (average, server residual, downlink compression,",
+        "one broadcast per iteration). Writes config.json, metrics/*.jsonl, the model, summary.txt and",
+        "_SUCCESS into the output directory (any Hadoop FileSystem URI)."},
+    footer = {"", "Without arguments: Fashion-MNIST MLP, bidirectional TopK (density 0.01 up and down), 4 workers,",
+        "1 epoch, into runs/<timestamp>. Other command: report --runs DIR1,DIR2,... --out FILE.png"})
+public final class TrainCommand implements Callable<Integer> {
+  private static final TrainingConfig DEFAULTS = TrainingConfig.builder().build();
+
+  @Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--config", paramLabel = "FILE",
+      description = "Properties or JSON file whose keys are these flag names without dashes (e.g. lr=0.05); "
+          + "flags on the command line override it. A run's config.json works as is.")
+  String config;
+
+  @Option(names = "--master", paramLabel = "URL", description = "Spark master (default: ${DEFAULT-VALUE}).")
+  String master = "local[*]";
+
+  @Option(names = "--dataset", paramLabel = "NAME",
+      description = "fashion-mnist, mnist, cifar10, synthetic or counterexample (Zou's 3 quadratics, d = 100) "
+          + "(default: ${DEFAULT-VALUE}).")
+  String dataset = "fashion-mnist";
+
+  @Option(names = "--data", paramLabel = "DIR",
+      description = "Directory URI of the dataset files (default: the dataset's standard location, e.g. "
+          + "/usr/share/datasets/fashion-mnist).")
+  String data;
+
+  @Option(names = "--model", paramLabel = "NAME", converter = ModelConverter.class,
+      description = "mlp-small (784-64-10), mlp (784-256-128-64-10), cnn, cnn-bn, vgg19-bn (default: the paper's "
+          + "model for the dataset: mnist mlp-small, fashion-mnist mlp, cifar10 vgg19-bn).")
+  ModelArchitecture model;
+
+  @Option(names = "--mode", paramLabel = "MODE", converter = ModeConverter.class,
+      description = "bidirectional (compress up and down), unidirectional (compress up only) or dense "
+          + "(plain SGD) (default: bidirectional).")
+  Mode mode = Mode.BIDIRECTIONAL;
+
+  @Option(names = "--workers", paramLabel = "P",
+      description = "Number of workers = RDD partitions (default: 4; 3 for the counterexample).")
+  Integer workers;
+
+  @Option(names = "--uplink", paramLabel = "SPEC", converter = CompressorConverter.class,
+      description = "Worker compressor: topk, gaussiank, sidco-e, sidco-gp, sidco-gamma-gp (optional "
+          + ":stages=1|M|adaptive), dgc, randomk, threshold:tau=T, none (default: topk; none in dense mode).")
+  CompressorSpec uplink = CompressorSpec.parse("topk");
+
+  @Option(names = "--downlink", paramLabel = "SPEC", converter = CompressorConverter.class,
+      description = "Server compressor, same choices as --uplink; used in bidirectional mode (default: topk).")
+  CompressorSpec downlink = CompressorSpec.parse("topk");
+
+  @Option(names = "--density-up", paramLabel = "RHO",
+      description = "Uplink density in (0, 1]: k = rho*d (default: ${DEFAULT-VALUE}).")
+  double densityUp = DEFAULTS.densityUp();
+
+  @Option(names = "--density-down", paramLabel = "RHO",
+      description = "Downlink density in (0, 1] (default: ${DEFAULT-VALUE}).")
+  double densityDown = DEFAULTS.densityDown();
+
+  @Option(names = "--lr", paramLabel = "LR",
+      description = "Learning rate, applied by workers before compression: c = e + lr*g (default: 0.1; 0.01 for "
+          + "the counterexample).")
+  Double lr;
+
+  @Option(names = "--lr-decay", paramLabel = "F",
+      description = "Multiply the learning rate by F after every epoch (default: ${DEFAULT-VALUE} = constant).")
+  double lrDecay = DEFAULTS.lrDecay();
+
+  @Option(names = "--momentum", paramLabel = "MU",
+      description = "Worker-side momentum in [0, 1): m = mu*m + g, then c = e + lr*m (default: ${DEFAULT-VALUE}).")
+  double momentum = DEFAULTS.momentum();
+
+  @Option(names = "--batch-size", paramLabel = "B", description = "Minibatch size per worker (default: ${DEFAULT-VALUE}).")
+  int batchSize = DEFAULTS.batchSize();
+
+  @Option(names = "--epochs", paramLabel = "N",
+      description = "Epochs; one epoch = min over workers of floor(|D_i|/B) rounds (default: ${DEFAULT-VALUE}).")
+  int epochs = DEFAULTS.epochs();
+
+  @Option(names = "--max-iterations", paramLabel = "N",
+      description = "Stop after N rounds even within an epoch; 0 = no limit (default: ${DEFAULT-VALUE}).")
+  long maxIterations = DEFAULTS.maxIterations();
+
+  @Option(names = "--split", paramLabel = "KIND",
+      description = "iid (equal random split) or non-iid (sorted labels, 2 shards per worker) (default: ${DEFAULT-VALUE}).")
+  String split = "iid";
+
+  @Option(names = "--seed", paramLabel = "N",
+      description = "Seed of the model initialisation, split, minibatches and compressors (default: ${DEFAULT-VALUE}).")
+  long seed = DEFAULTS.seed();
+
+  @Option(names = "--output", paramLabel = "DIR", description = "Output directory URI (default: runs/<UTC timestamp>).")
+  String output;
+
+  @Option(names = "--overwrite", description = "Replace an output directory that holds a finished run.")
+  boolean overwrite;
+
+  @Option(names = "--eval-every", paramLabel = "N",
+      description = "Evaluate on the test set every N epochs; the last epoch always (default: ${DEFAULT-VALUE}).")
+  int evalEvery = DEFAULTS.evalEvery();
+
+  @Option(names = "--consistency-check-every", paramLabel = "N",
+      description = "Every N iterations, check that every replica equals the driver's model bit for bit and fail "
+          + "if not; 0 = never (default: ${DEFAULT-VALUE}).")
+  int consistencyCheckEvery = DEFAULTS.consistencyCheckEvery();
+
+  @Option(names = "--snapshot-every", paramLabel = "N",
+      description = "Broadcast a dense snapshot of the model every N iterations, for replicas that fell behind "
+          + "(new or restarted executors) (default: ${DEFAULT-VALUE}).")
+  int snapshotEvery = DEFAULTS.snapshotEvery();
+
+  @Option(names = "--update-window", paramLabel = "N",
+      description = "Keep the broadcasts of the last N sparse updates alive, so a replica up to N iterations behind "
+          + "catches up without the snapshot; must be >= --snapshot-every (default: ${DEFAULT-VALUE}).")
+  int updateWindow = DEFAULTS.updateWindow();
+
+  @Option(names = "--xi", description = "Also compute xi = |TopK(sum c_i) - sum TopK(c_i)| / |sum lr*g_i| "
+      + "(ships dense vectors: slow, for diagnostics).")
+  boolean xi;
+
+  @Option(names = "--quiet", description = "No progress bar (it is also off when stderr is not a terminal).")
+  boolean quiet;
+
+  private final JavaSparkContext provided;
+
+  /** For the CLI: starts its own SparkContext. */
+  public TrainCommand() {
+    this(null);
+  }
+
+  /** For tests and embedding: runs on an existing context, which it leaves running. */
+  public TrainCommand(JavaSparkContext existing) {
+    this.provided = existing;
+  }
+
+  TrainingConfig toConfig() {
+    if (!split.equals("iid") && !split.equals("non-iid")) {
+      throw new IllegalArgumentException("--split: expected iid or non-iid, got '" + split + "'");
+    }
+    TrainingConfig.Builder b = TrainingConfig.builder()
+        .master(master).dataset(dataset).data(data).model(model).mode(mode).uplink(uplink).downlink(downlink)
+        .densityUp(densityUp).densityDown(densityDown).lrDecay(lrDecay).momentum(momentum)
+        .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
+        .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
+        .consistencyCheckEvery(consistencyCheckEvery).snapshotEvery(snapshotEvery).updateWindow(updateWindow)
+        .xi(xi).quiet(quiet);
+    if (workers != null) {
+      b.workers(workers);
+    }
+    if (lr != null) {
+      b.learningRate(lr);
+    }
+    return b.build();
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    TrainingConfig cfg;
+    try {
+      cfg = toConfig();
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
+    JavaSparkContext sc = provided != null ? provided : SparkSetup.start(SparkSetup.conf(cfg.master()));
+    try {
+      boolean progress = !cfg.quiet() && ProgressDisplay.terminalAttached();
+      TrainingRun.Result result;
+      try {
+        result = TrainingRun.execute(sc, cfg, progress, List.of());
+      } catch (IllegalArgumentException e) {
+        if (e.getMessage() != null && e.getMessage().startsWith("--")) {
+          throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        throw e;
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.print(result.summaryText());
+      out.flush();
+      return 0;
+    } finally {
+      if (provided == null) {
+        sc.stop();
+      }
+    }
+  }
+
+  static final class ModeConverter implements CommandLine.ITypeConverter<Mode> {
+    @Override
+    public Mode convert(String value) {
+      try {
+        return Mode.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
+  static final class ModelConverter implements CommandLine.ITypeConverter<ModelArchitecture> {
+    @Override
+    public ModelArchitecture convert(String value) {
+      try {
+        return ModelArchitecture.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
+  static final class CompressorConverter implements CommandLine.ITypeConverter<CompressorSpec> {
+    @Override
+    public CompressorSpec convert(String value) {
+      try {
+        return CompressorSpec.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
+}

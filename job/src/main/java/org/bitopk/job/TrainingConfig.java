@@ -1,0 +1,299 @@
+package org.bitopk.job;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.bitopk.compression.CompressorSpec;
+import org.bitopk.job.problem.ModelArchitecture;
+
+/**
+ * Every setting of a training run, validated and with defaults resolved. Keys of {@link #toFlags()} are the
+ * command-line flag names, so a run's {@code config.json} can be passed back with {@code --config}.
+ */
+public final class TrainingConfig {
+  public static final String COUNTEREXAMPLE = "counterexample";
+
+  private final String master;
+  private final String dataset;
+  private final String data;
+  private final ModelArchitecture model;
+  private final Mode mode;
+  private final int workers;
+  private final CompressorSpec uplink;
+  private final CompressorSpec downlink;
+  private final double densityUp;
+  private final double densityDown;
+  private final double learningRate;
+  private final double lrDecay;
+  private final double momentum;
+  private final int batchSize;
+  private final int epochs;
+  private final long maxIterations;
+  private final boolean nonIid;
+  private final long seed;
+  private final String output;
+  private final boolean overwrite;
+  private final int evalEvery;
+  private final int consistencyCheckEvery;
+  private final int snapshotEvery;
+  private final int updateWindow;
+  private final boolean xi;
+  private final boolean quiet;
+
+  private TrainingConfig(Builder b) {
+    this.master = b.master;
+    this.dataset = b.dataset;
+    this.data = b.data;
+    this.model = b.model != null ? b.model : ModelArchitecture.defaultFor(b.dataset);
+    this.mode = b.mode;
+    this.workers = b.workers != null ? b.workers : (COUNTEREXAMPLE.equals(b.dataset) ? 3 : 4);
+    this.uplink = b.mode == Mode.DENSE ? CompressorSpec.parse("none") : b.uplink;
+    this.downlink = b.mode == Mode.BIDIRECTIONAL ? b.downlink : CompressorSpec.parse("none");
+    this.densityUp = b.mode == Mode.DENSE ? 1.0 : b.densityUp;
+    this.densityDown = b.mode == Mode.BIDIRECTIONAL ? b.densityDown : 1.0;
+    this.learningRate = b.learningRate != null ? b.learningRate : defaultLearningRate(b.dataset);
+    this.lrDecay = b.lrDecay;
+    this.momentum = b.momentum;
+    this.batchSize = b.batchSize;
+    this.epochs = b.epochs;
+    this.maxIterations = b.maxIterations;
+    this.nonIid = b.nonIid;
+    this.seed = b.seed;
+    this.output = b.output;
+    this.overwrite = b.overwrite;
+    this.evalEvery = b.evalEvery;
+    this.consistencyCheckEvery = b.consistencyCheckEvery;
+    this.snapshotEvery = b.snapshotEvery;
+    this.updateWindow = b.updateWindow;
+    this.xi = b.xi;
+    this.quiet = b.quiet;
+    if (COUNTEREXAMPLE.equals(dataset) && workers != 3) {
+      throw new IllegalArgumentException("--workers: the counterexample has exactly 3 workers, got " + workers);
+    }
+    if (snapshotEvery > updateWindow) {
+      throw new IllegalArgumentException("--snapshot-every (" + snapshotEvery + ") must not exceed --update-window ("
+          + updateWindow + "): a replica restored from the snapshot catches up through the window");
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The settings as flag name → value (resolved defaults included; output omitted when not given). */
+  public Map<String, Object> toFlags() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("master", master);
+    m.put("dataset", dataset);
+    m.put("data", data);
+    m.put("model", isCounterexample() ? null : model.cliName());
+    m.put("mode", mode.cliName());
+    m.put("workers", workers);
+    m.put("uplink", uplink.toString());
+    m.put("downlink", downlink.toString());
+    m.put("density-up", densityUp);
+    m.put("density-down", densityDown);
+    m.put("lr", learningRate);
+    m.put("lr-decay", lrDecay);
+    m.put("momentum", momentum);
+    m.put("batch-size", batchSize);
+    m.put("epochs", epochs);
+    m.put("max-iterations", maxIterations);
+    m.put("split", nonIid ? "non-iid" : "iid");
+    m.put("seed", seed);
+    m.put("output", output);
+    m.put("eval-every", evalEvery);
+    m.put("consistency-check-every", consistencyCheckEvery);
+    m.put("snapshot-every", snapshotEvery);
+    m.put("update-window", updateWindow);
+    m.put("xi", xi);
+    return m;
+  }
+
+  public boolean isCounterexample() {
+    return COUNTEREXAMPLE.equals(dataset);
+  }
+
+  public String master() { return master; }
+  public String dataset() { return dataset; }
+  /** Data directory URI, or null for the dataset's default location. */
+  public String data() { return data; }
+  public ModelArchitecture model() { return model; }
+  public Mode mode() { return mode; }
+  public int workers() { return workers; }
+  /** Effective uplink compressor ("none" in dense mode). */
+  public CompressorSpec uplink() { return uplink; }
+  /** Effective downlink compressor ("none" unless bidirectional). */
+  public CompressorSpec downlink() { return downlink; }
+  public double densityUp() { return densityUp; }
+  public double densityDown() { return densityDown; }
+  public double learningRate() { return learningRate; }
+  public double lrDecay() { return lrDecay; }
+  public double momentum() { return momentum; }
+  public int batchSize() { return batchSize; }
+  public int epochs() { return epochs; }
+  /** Upper bound on iterations; 0 = no bound beyond the epochs. */
+  public long maxIterations() { return maxIterations; }
+  public boolean nonIid() { return nonIid; }
+  public long seed() { return seed; }
+  /** Output directory URI, or null for runs/&lt;timestamp&gt;. */
+  public String output() { return output; }
+  public boolean overwrite() { return overwrite; }
+  public int evalEvery() { return evalEvery; }
+  public int consistencyCheckEvery() { return consistencyCheckEvery; }
+  public int snapshotEvery() { return snapshotEvery; }
+  public int updateWindow() { return updateWindow; }
+  public boolean xi() { return xi; }
+  public boolean quiet() { return quiet; }
+
+  /** Learning rate of an epoch (0-based): lr · lrDecay^epoch. */
+  public double learningRate(int epochIndex) {
+    return learningRate * Math.pow(lrDecay, epochIndex);
+  }
+
+  /** Default learning rate: 0.1 (tuned for the MLPs at batch 32), 0.01 for the counterexample (the paper's). */
+  public static double defaultLearningRate(String dataset) {
+    return COUNTEREXAMPLE.equals(dataset) ? 0.01 : 0.1;
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.master = master; b.dataset = dataset; b.data = data; b.model = model; b.mode = mode; b.workers = workers;
+    b.uplink = uplink; b.downlink = downlink; b.densityUp = densityUp; b.densityDown = densityDown;
+    b.learningRate = learningRate; b.lrDecay = lrDecay; b.momentum = momentum; b.batchSize = batchSize;
+    b.epochs = epochs; b.maxIterations = maxIterations; b.nonIid = nonIid; b.seed = seed; b.output = output;
+    b.overwrite = overwrite; b.evalEvery = evalEvery; b.consistencyCheckEvery = consistencyCheckEvery;
+    b.snapshotEvery = snapshotEvery; b.updateWindow = updateWindow; b.xi = xi; b.quiet = quiet;
+    return b;
+  }
+
+  /** Validating builder; every setter names its flag in the error message. */
+  public static final class Builder {
+    private String master = "local[*]";
+    private String dataset = "fashion-mnist";
+    private String data;
+    private ModelArchitecture model;
+    private Mode mode = Mode.BIDIRECTIONAL;
+    private Integer workers;
+    private CompressorSpec uplink = CompressorSpec.parse("topk");
+    private CompressorSpec downlink = CompressorSpec.parse("topk");
+    private double densityUp = 0.01;
+    private double densityDown = 0.01;
+    private Double learningRate;
+    private double lrDecay = 1.0;
+    private double momentum = 0.0;
+    private int batchSize = 32;
+    private int epochs = 1;
+    private long maxIterations = 0;
+    private boolean nonIid;
+    private long seed = 42;
+    private String output;
+    private boolean overwrite;
+    private int evalEvery = 1;
+    private int consistencyCheckEvery = 100;
+    private int snapshotEvery = 32;
+    private int updateWindow = 32;
+    private boolean xi;
+    private boolean quiet;
+
+    private Builder() {}
+
+    public Builder master(String v) { master = nonBlank("--master", v); return this; }
+
+    public Builder dataset(String v) {
+      String d = nonBlank("--dataset", v);
+      if (!java.util.List.of("fashion-mnist", "mnist", "cifar10", "synthetic", COUNTEREXAMPLE).contains(d)
+          && !d.startsWith("synthetic:")) {
+        throw new IllegalArgumentException("--dataset: unknown dataset '" + v
+            + "': expected fashion-mnist, mnist, cifar10, synthetic[:options] or counterexample");
+      }
+      dataset = d;
+      return this;
+    }
+
+    public Builder data(String v) { data = v == null || v.isBlank() ? null : v; return this; }
+    public Builder model(ModelArchitecture v) { model = v; return this; }
+    public Builder mode(Mode v) { mode = Objects.requireNonNull(v, "--mode"); return this; }
+    public Builder workers(int v) { workers = atLeast("--workers", v, 1); return this; }
+    public Builder uplink(CompressorSpec v) { uplink = Objects.requireNonNull(v, "--uplink"); return this; }
+    public Builder downlink(CompressorSpec v) { downlink = Objects.requireNonNull(v, "--downlink"); return this; }
+    public Builder densityUp(double v) { densityUp = density("--density-up", v); return this; }
+    public Builder densityDown(double v) { densityDown = density("--density-down", v); return this; }
+
+    public Builder learningRate(double v) {
+      if (!(v > 0 && Double.isFinite(v))) {
+        throw new IllegalArgumentException("--lr: expected a positive number, got " + v);
+      }
+      learningRate = v;
+      return this;
+    }
+
+    public Builder lrDecay(double v) {
+      if (!(v > 0 && v <= 1)) {
+        throw new IllegalArgumentException("--lr-decay: expected a factor in (0, 1], got " + v);
+      }
+      lrDecay = v;
+      return this;
+    }
+
+    public Builder momentum(double v) {
+      if (!(v >= 0 && v < 1)) {
+        throw new IllegalArgumentException("--momentum: expected a value in [0, 1), got " + v);
+      }
+      momentum = v;
+      return this;
+    }
+
+    public Builder batchSize(int v) { batchSize = atLeast("--batch-size", v, 1); return this; }
+    public Builder epochs(int v) { epochs = atLeast("--epochs", v, 1); return this; }
+
+    public Builder maxIterations(long v) {
+      if (v < 0) {
+        throw new IllegalArgumentException("--max-iterations: expected >= 0 (0 = no limit), got " + v);
+      }
+      maxIterations = v;
+      return this;
+    }
+
+    public Builder nonIid(boolean v) { nonIid = v; return this; }
+    public Builder seed(long v) { seed = v; return this; }
+    public Builder output(String v) { output = v == null || v.isBlank() ? null : v; return this; }
+    public Builder overwrite(boolean v) { overwrite = v; return this; }
+    public Builder evalEvery(int v) { evalEvery = atLeast("--eval-every", v, 1); return this; }
+
+    public Builder consistencyCheckEvery(int v) {
+      consistencyCheckEvery = atLeast("--consistency-check-every", v, 0);
+      return this;
+    }
+
+    public Builder snapshotEvery(int v) { snapshotEvery = atLeast("--snapshot-every", v, 1); return this; }
+    public Builder updateWindow(int v) { updateWindow = atLeast("--update-window", v, 1); return this; }
+    public Builder xi(boolean v) { xi = v; return this; }
+    public Builder quiet(boolean v) { quiet = v; return this; }
+
+    public TrainingConfig build() {
+      return new TrainingConfig(this);
+    }
+
+    private static String nonBlank(String flag, String v) {
+      if (v == null || v.isBlank()) {
+        throw new IllegalArgumentException(flag + ": expected a non-empty value");
+      }
+      return v.trim();
+    }
+
+    private static int atLeast(String flag, int v, int min) {
+      if (v < min) {
+        throw new IllegalArgumentException(flag + ": expected an integer >= " + min + ", got " + v);
+      }
+      return v;
+    }
+
+    private static double density(String flag, double v) {
+      if (!(v > 0 && v <= 1)) {
+        throw new IllegalArgumentException(flag + ": expected a density in (0, 1], got " + v);
+      }
+      return v;
+    }
+  }
+}

@@ -1,0 +1,145 @@
+package org.bitopk.job;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.datasets.Datasets;
+import org.bitopk.datasets.TrainTest;
+import org.bitopk.job.engine.RunListener;
+import org.bitopk.job.engine.RunSummary;
+import org.bitopk.job.engine.Trainer;
+import org.bitopk.job.output.ProgressDisplay;
+import org.bitopk.job.output.RunDirectory;
+import org.bitopk.job.output.SummaryText;
+import org.bitopk.job.problem.CounterexampleProblem;
+import org.bitopk.job.problem.ImageProblem;
+import org.bitopk.job.problem.TrainingProblem;
+import org.bitopk.job.report.RunReport;
+
+/**
+ * One training run end to end on a given SparkContext: output directory, problem, driver loop, model,
+ * summary and {@code _SUCCESS}. The CLI and the tests both go through here.
+ */
+public final class TrainingRun {
+  private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+
+  /** What a finished run produced. */
+  public record Result(RunSummary summary, String output, String runId, String summaryText) {}
+
+  private TrainingRun() {}
+
+  /** The default output directory for a run started now: runs/&lt;UTC timestamp&gt;. */
+  public static String defaultOutput() {
+    return "runs/" + STAMP.format(Instant.now());
+  }
+
+  /**
+   * Trains. {@code progress} enables the console bar (the caller decides: terminal attached and not quiet).
+   *
+   * @throws IllegalArgumentException for settings that turn out invalid (an existing finished run, data
+   *     that does not fit the batch size), with a message naming the flag
+   */
+  public static Result execute(JavaSparkContext sc, TrainingConfig config, boolean progress,
+      List<RunListener> extraListeners) throws IOException {
+    String output = config.output() != null ? config.output() : defaultOutput();
+    try (RunDirectory dir = RunDirectory.create(output, config.overwrite(), sc.hadoopConfiguration())) {
+      String runId = dir.path().getName() + "-" + UUID.randomUUID().toString().substring(0, 8);
+      try (TrainingProblem<?> problem = problem(sc, config)) {
+        long perEpoch = problem.iterationsPerEpoch();
+        long total = config.epochs() * perEpoch;
+        if (config.maxIterations() > 0) {
+          total = Math.min(total, config.maxIterations());
+        }
+        Map<String, Object> written = new LinkedHashMap<>(config.toFlags());
+        written.put("output", dir.path().toString());
+        written.put("run", runId);
+        Map<String, Object> resolved = new LinkedHashMap<>();
+        resolved.put("problem", problem.name());
+        resolved.put("dimension", problem.objectiveFactory().dimension());
+        resolved.put("statistics", problem.objectiveFactory().statisticsIndices().length);
+        resolved.put("iterations_per_epoch", perEpoch);
+        resolved.put("total_iterations", total);
+        resolved.put("spark_master", sc.master());
+        resolved.put("default_parallelism", sc.defaultParallelism());
+        resolved.put("started", Instant.now().toString());
+        written.put("resolved", resolved);
+        dir.writeConfig(written);
+
+        List<RunListener> listeners = new ArrayList<>();
+        listeners.add(dir);
+        ProgressDisplay display = progress ? new ProgressDisplay(total) : null;
+        if (display != null) {
+          listeners.add(display);
+        }
+        listeners.addAll(extraListeners);
+        try {
+          return run(sc, config, problem, runId, listeners, dir);
+        } finally {
+          if (display != null) {
+            display.close();
+          }
+        }
+      }
+    }
+  }
+
+  private static <S> Result run(JavaSparkContext sc, TrainingConfig config, TrainingProblem<S> problem,
+      String runId, List<RunListener> listeners, RunDirectory dir) throws IOException {
+    ModelSaver saver = new ModelSaver(problem, dir);
+    List<RunListener> all = new ArrayList<>(listeners);
+    all.add(saver);
+    RunSummary summary = new Trainer<>(sc, config, problem, runId, all).run();
+    String text = SummaryText.render(summary, dir.path().toString(), saver.file);
+    dir.writeText("summary.txt", text);
+    dir.close(); // the metrics must be complete on disk before the report reads them
+    writeReport(dir);
+    dir.markSuccess();
+    return new Result(summary, dir.path().toString(), runId, text);
+  }
+
+  /** report.png / report.html of the run; a run whose charts fail is still a finished run (one warning). */
+  private static void writeReport(RunDirectory dir) {
+    try {
+      RunReport.write(dir.path().toString(), dir.fileSystem().getConf());
+    } catch (RuntimeException e) {
+      System.err.println("bitopk: warning: no report for " + dir.path() + ": " + e.getMessage());
+    }
+  }
+
+  /** Saves the final model at the end of the run, while the master parameters are at hand. */
+  private static final class ModelSaver implements RunListener {
+    private final TrainingProblem<?> problem;
+    private final RunDirectory dir;
+    private String file = "-";
+
+    ModelSaver(TrainingProblem<?> problem, RunDirectory dir) {
+      this.problem = problem;
+      this.dir = dir;
+    }
+
+    @Override
+    public void onFinish(RunSummary summary, org.bitopk.job.engine.DriverState state) {
+      try {
+        file = problem.saveModel(state.masterParameters(), dir.fileSystem(), dir.path());
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException("cannot save the model into " + dir.path(), e);
+      }
+    }
+  }
+
+  static TrainingProblem<?> problem(JavaSparkContext sc, TrainingConfig config) {
+    if (config.isCounterexample()) {
+      return new CounterexampleProblem(sc, config.seed());
+    }
+    TrainTest data = Datasets.load(config.dataset(), config.data(), sc.hadoopConfiguration());
+    return new ImageProblem(sc, config.dataset(), data, config.model(), config.workers(), config.nonIid(),
+        config.batchSize(), config.seed());
+  }
+}

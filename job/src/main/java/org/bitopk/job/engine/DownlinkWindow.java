@@ -1,0 +1,95 @@
+package org.bitopk.job.engine;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+
+/**
+ * Driver side of the downlink: one broadcast per iteration holding that iteration's encoded update, the last
+ * {@code capacity} of them kept alive for replicas that fell behind, and a dense snapshot refreshed every
+ * {@code snapshotEvery} iterations for replicas that fell further behind or are new. Older broadcasts are
+ * destroyed, so the number of live broadcasts is bounded by capacity + 1 however long the run.
+ */
+final class DownlinkWindow implements AutoCloseable {
+  private final JavaSparkContext sc;
+  private final int capacity;
+  private final int snapshotEvery;
+  private final ArrayDeque<Broadcast<byte[]>> updates = new ArrayDeque<>();
+  private int firstUpdate;
+  private Broadcast<float[]> snapshot;
+  private int snapshotIteration;
+  private long destroyed;
+
+  DownlinkWindow(JavaSparkContext sc, int capacity, int snapshotEvery) {
+    if (snapshotEvery < 1 || capacity < snapshotEvery) {
+      throw new IllegalArgumentException("need 1 <= snapshot-every (" + snapshotEvery + ") <= update-window ("
+          + capacity + ")");
+    }
+    this.sc = sc;
+    this.capacity = capacity;
+    this.snapshotEvery = snapshotEvery;
+  }
+
+  /** Starts at iteration t0 with parameters x_{t0}. */
+  void start(int t0, float[] parameters) {
+    firstUpdate = t0;
+    replaceSnapshot(t0, parameters);
+  }
+
+  /** Publishes the update of iteration t (x_t → x_{t+1}) and drops updates no longer needed. */
+  void publish(int t, byte[] encodedUpdate) {
+    if (t != firstUpdate + updates.size()) {
+      throw new IllegalStateException("update of iteration " + t + " published out of order");
+    }
+    updates.addLast(sc.broadcast(encodedUpdate));
+    while (updates.size() > capacity) {
+      destroy(updates.removeFirst());
+      firstUpdate++;
+    }
+  }
+
+  /** Refreshes the snapshot with x_t when it is snapshotEvery iterations old. */
+  void maybeSnapshot(int t, float[] parameters) {
+    if (t - snapshotIteration >= snapshotEvery) {
+      replaceSnapshot(t, parameters);
+    }
+  }
+
+  DownlinkView view(int t) {
+    return new DownlinkView(t, firstUpdate, new ArrayList<>(updates), snapshotIteration, snapshot);
+  }
+
+  int liveBroadcasts() {
+    return updates.size() + (snapshot == null ? 0 : 1);
+  }
+
+  long destroyedBroadcasts() {
+    return destroyed;
+  }
+
+  private void replaceSnapshot(int t, float[] parameters) {
+    Broadcast<float[]> old = snapshot;
+    snapshot = sc.broadcast(parameters.clone());
+    snapshotIteration = t;
+    if (old != null) {
+      destroy(old);
+    }
+  }
+
+  private void destroy(Broadcast<?> broadcast) {
+    broadcast.destroy();
+    destroyed++;
+  }
+
+  @Override
+  public void close() {
+    while (!updates.isEmpty()) {
+      destroy(updates.removeFirst());
+    }
+    if (snapshot != null) {
+      destroy(snapshot);
+      snapshot = null;
+    }
+  }
+}

@@ -1,0 +1,107 @@
+package org.bitopk.job.engine;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.apache.spark.broadcast.Broadcast;
+import org.bitopk.compression.SparseCodec;
+import org.bitopk.compression.SparseVector;
+import org.bitopk.job.problem.ObjectiveFactory;
+
+/** Everything one run keeps on one executor JVM: worker states, a pool of replicas, decoded updates. */
+final class RunState {
+  private final Map<Integer, WorkerState> workers = new ConcurrentHashMap<>();
+  private final ArrayDeque<Replica<?>> free = new ArrayDeque<>();
+  private final List<Replica<?>> all = new ArrayList<>();
+  private final Map<Integer, SparseVector> decoded = new ConcurrentHashMap<>();
+
+  private volatile int[] statisticsIndices;
+
+  /** The factory's statistics indices, derived once per run on this executor. */
+  int[] statisticsIndices(ObjectiveFactory<?> factory) {
+    int[] out = statisticsIndices;
+    if (out == null) {
+      out = factory.statisticsIndices();
+      statisticsIndices = out;
+    }
+    return out;
+  }
+
+  WorkerState worker(int workerId) {
+    return workers.get(workerId);
+  }
+
+  WorkerState createWorker(int workerId, Supplier<WorkerState> supplier) {
+    return workers.computeIfAbsent(workerId, id -> supplier.get());
+  }
+
+  /** Borrows the free replica closest to (and not beyond) iteration t, or creates one. */
+  @SuppressWarnings("unchecked")
+  <S> Replica<S> borrow(ObjectiveFactory<S> factory, int t) {
+    synchronized (free) {
+      Replica<?> best = null;
+      for (Replica<?> r : free) {
+        if (r.iteration <= t && (best == null || r.iteration > best.iteration)) {
+          best = r;
+        }
+      }
+      if (best == null && !free.isEmpty()) {
+        best = free.peekFirst();
+      }
+      if (best != null) {
+        free.remove(best);
+        return (Replica<S>) best;
+      }
+    }
+    Replica<S> created = new Replica<>(factory.create());
+    synchronized (free) {
+      all.add(created);
+    }
+    return created;
+  }
+
+  void release(Replica<?> replica) {
+    synchronized (free) {
+      free.addFirst(replica);
+    }
+  }
+
+  /** Decodes each update once per executor; keeps only updates that are still in some window. */
+  SparseVector decodedUpdate(int iteration, Broadcast<byte[]> broadcast) {
+    return decoded.computeIfAbsent(iteration, s -> SparseCodec.decode(broadcast.value()));
+  }
+
+  void forgetUpdatesBefore(int iteration) {
+    decoded.keySet().removeIf(s -> s < iteration);
+  }
+
+  /** Snapshot of every replica's (iteration, canonical parameters, model parameters), for tests. */
+  List<ReplicaSnapshot> replicas() {
+    List<ReplicaSnapshot> out = new ArrayList<>();
+    synchronized (free) {
+      for (Replica<?> r : all) {
+        out.add(new ReplicaSnapshot(r.iteration, r.parameters.clone(), r.objective.modelParameters()));
+      }
+    }
+    return out;
+  }
+
+  int workerCount() {
+    return workers.size();
+  }
+
+  void close() {
+    synchronized (free) {
+      for (Replica<?> r : all) {
+        r.objective.close();
+      }
+      all.clear();
+      free.clear();
+    }
+    workers.clear();
+    decoded.clear();
+  }
+}

@@ -1,0 +1,188 @@
+package org.bitopk.job.engine;
+
+import java.util.List;
+import org.bitopk.compression.CompressionStep;
+import org.bitopk.compression.Compressor;
+import org.bitopk.compression.CompressorSpec;
+import org.bitopk.compression.ErrorFeedback;
+import org.bitopk.compression.Selection;
+import org.bitopk.compression.SparseCodec;
+import org.bitopk.compression.SparseVector;
+import org.bitopk.compression.ValueFormat;
+
+/**
+ * The parameter server's arithmetic for one round: decode the workers' uplinks, average them
+ * (a = (1/P)·Σ u_i, summed in worker order, then divided by P in float), and either compress a + e_s with the
+ * downlink compressor (bidirectional) or send a as is (unidirectional, dense). Running statistics are
+ * averaged densely and added to the update uncompressed.
+ *
+ * <p>The update returned is the one decoded from the bytes that are broadcast, so the driver applies exactly
+ * what the replicas apply.
+ */
+public final class ServerAggregator {
+  private final int dimension;
+  private final int workers;
+  private final ErrorFeedback feedback;
+  private final Compressor compressor;
+  private final int downTargetK;
+  private final int[] statisticsIndices;
+  private final float[] sum;
+  private final boolean[] touched;
+
+  /**
+   * @param downlink the downlink compressor, or null to broadcast the average as is
+   */
+  public ServerAggregator(int dimension, int workers, CompressorSpec downlink, int downTargetK, long seed,
+      int[] statisticsIndices, float[] restoredResidual) {
+    this.dimension = dimension;
+    this.workers = workers;
+    this.compressor = downlink == null ? null : downlink.create(seed * 7_919L + 17);
+    this.feedback = restoredResidual != null ? ErrorFeedback.restore(restoredResidual) : ErrorFeedback.enabled(dimension);
+    this.downTargetK = downTargetK;
+    this.statisticsIndices = statisticsIndices.clone();
+    this.sum = new float[dimension];
+    this.touched = new boolean[dimension];
+  }
+
+  /** Result of one round on the server. */
+  public record Round(SparseVector update, byte[] encoded, long upNnz, long aggregateNnz, int downTargetK,
+      int downAchievedK, double deltaDown, Double xi) {}
+
+  /**
+   * @param reports one per worker, sorted by worker id
+   * @param xiTargetK the uplink k when ξ is to be computed (reports then carry dense c_i and lr·g_i), else null
+   */
+  public Round aggregate(List<WorkerReport> reports, Integer xiTargetK) {
+    if (reports.size() != workers) {
+      throw new IllegalStateException("expected " + workers + " worker reports, got " + reports.size());
+    }
+    long upNnz = 0;
+    int unionSize = 0;
+    for (WorkerReport report : reports) {
+      SparseVector u = SparseCodec.decode(report.uplink);
+      if (u.dimension() != dimension) {
+        throw new IllegalStateException("worker " + report.workerId + " sent dimension " + u.dimension()
+            + ", expected " + dimension);
+      }
+      upNnz += u.nnz();
+      int[] indices = u.indices();
+      float[] values = u.values();
+      for (int i = 0; i < indices.length; i++) {
+        int j = indices[i];
+        if (!touched[j]) {
+          touched[j] = true;
+          unionSize++;
+        }
+        sum[j] += values[i];
+      }
+    }
+    Double xi = xiTargetK == null ? null : xi(reports, xiTargetK);
+    int[] union = new int[unionSize];
+    for (int j = 0, n = 0; n < unionSize; j++) {
+      if (touched[j]) {
+        touched[j] = false;
+        union[n++] = j;
+      }
+    }
+    float p = workers;
+    for (int j : union) {
+      sum[j] = sum[j] / p;
+    }
+    SparseVector update;
+    int targetK;
+    int achievedK;
+    double deltaDown;
+    if (compressor != null) {
+      CompressionStep step = feedback.step(sum, 1f, compressor, downTargetK);
+      update = step.sent();
+      targetK = step.targetK();
+      achievedK = step.achievedK();
+      deltaDown = ratio(step.residualNorm(), step.compensatedNorm());
+    } else {
+      float[] values = new float[unionSize];
+      for (int i = 0; i < unionSize; i++) {
+        values[i] = sum[union[i]];
+      }
+      update = SparseVector.of(dimension, union, values);
+      targetK = unionSize;
+      achievedK = unionSize;
+      deltaDown = 0.0;
+    }
+    for (int j : union) {
+      sum[j] = 0f;
+    }
+    if (statisticsIndices.length > 0) {
+      update = withStatistics(update, reports);
+    }
+    byte[] encoded = SparseCodec.encode(update, ValueFormat.FP32);
+    return new Round(SparseCodec.decode(encoded), encoded, upNnz, unionSize, targetK, achievedK, deltaDown, xi);
+  }
+
+  /** e_s, a copy. */
+  public float[] residual() {
+    return feedback.residual();
+  }
+
+  private SparseVector withStatistics(SparseVector update, List<WorkerReport> reports) {
+    int m = statisticsIndices.length;
+    float[] mean = new float[m];
+    for (WorkerReport report : reports) {
+      for (int i = 0; i < m; i++) {
+        mean[i] += report.statistics[i];
+      }
+    }
+    float p = workers;
+    for (int i = 0; i < m; i++) {
+      mean[i] = mean[i] / p;
+    }
+    int[] ui = update.indices();
+    float[] uv = update.values();
+    int[] indices = new int[ui.length + m];
+    float[] values = new float[ui.length + m];
+    int a = 0;
+    int b = 0;
+    int n = 0;
+    while (a < ui.length || b < m) {
+      if (b == m || (a < ui.length && ui[a] < statisticsIndices[b])) {
+        indices[n] = ui[a];
+        values[n++] = uv[a++];
+      } else if (a == ui.length || statisticsIndices[b] < ui[a]) {
+        indices[n] = statisticsIndices[b];
+        values[n++] = mean[b++];
+      } else {
+        indices[n] = ui[a];
+        values[n++] = uv[a++] + mean[b++];
+      }
+    }
+    return SparseVector.of(dimension, java.util.Arrays.copyOf(indices, n), java.util.Arrays.copyOf(values, n));
+  }
+
+  /** ξ = ‖TopK(Σ c_i) − Σ TopK(c_i)‖ / ‖Σ lr·g_i‖, with {@link #sum} still holding Σ u_i. */
+  private double xi(List<WorkerReport> reports, int k) {
+    float[] sumC = new float[dimension];
+    float[] sumG = new float[dimension];
+    for (WorkerReport report : reports) {
+      if (report.compensated == null) {
+        throw new IllegalStateException("worker " + report.workerId + " did not report c_i for ξ");
+      }
+      for (int j = 0; j < dimension; j++) {
+        sumC[j] += report.compensated[j];
+        sumG[j] += report.scaledGradient[j];
+      }
+    }
+    Selection top = CompressorSpec.parse("topk").create(0).select(sumC, k);
+    float[] topDense = SparseVector.gather(sumC, top).toDense();
+    double num = 0;
+    double den = 0;
+    for (int j = 0; j < dimension; j++) {
+      double diff = (double) topDense[j] - sum[j];
+      num += diff * diff;
+      den += (double) sumG[j] * sumG[j];
+    }
+    return ratio(Math.sqrt(num), Math.sqrt(den));
+  }
+
+  static double ratio(double numerator, double denominator) {
+    return denominator == 0 ? 0.0 : numerator / denominator;
+  }
+}

@@ -1,0 +1,58 @@
+package org.bitopk.job.output;
+
+import java.util.Locale;
+import org.bitopk.job.engine.RunSummary;
+
+/** Renders the one-screen summary printed at the end of a run and saved as summary.txt. */
+public final class SummaryText {
+  private SummaryText() {}
+
+  public static String render(RunSummary s, String output, String modelFile) {
+    StringBuilder b = new StringBuilder();
+    b.append("bitopk run ").append(s.runId()).append('\n');
+    row(b, "problem", s.problem() + " (d = " + String.format(Locale.ROOT, "%,d", s.dimension()) + ")");
+    row(b, "mode", s.mode() + ", " + s.workers() + " workers");
+    row(b, "iterations", String.format(Locale.ROOT, "%,d in %d epoch(s), %.1f s, median %.1f ms/iteration",
+        s.iterations(), s.epochs(), s.seconds(), s.medianIterationMs()));
+    row(b, "train loss", String.format(Locale.ROOT, "%.4f (last epoch)", s.finalTrainLoss()));
+    if (s.finalTestAccuracy() != null) {
+      row(b, "test", String.format(Locale.ROOT, "loss %.4f, accuracy %.2f%%", s.finalTestLoss(),
+          100 * s.finalTestAccuracy()));
+    } else if (s.finalTestLoss() != null) {
+      row(b, "objective", String.format(Locale.ROOT, "%.4f", s.finalTestLoss()));
+    }
+    if (s.finalOptimalityGap() != null) {
+      row(b, "F - F*", String.format(Locale.ROOT, "%.4f", s.finalOptimalityGap()));
+    }
+    row(b, "uplink", bytes(s.cumulativeUpBytes(), s.denseUpBytes()));
+    row(b, "downlink", bytes(s.cumulativeDownBytes(), s.denseDownBytes()));
+    row(b, "lost residuals", Long.toString(s.lostResiduals()));
+    row(b, "replica resyncs", Long.toString(s.replicaResyncs()));
+    row(b, "model", modelFile);
+    row(b, "output", output);
+    return b.toString();
+  }
+
+  private static String bytes(long sent, long dense) {
+    double ratio = sent == 0 ? Double.POSITIVE_INFINITY : (double) dense / sent;
+    return String.format(Locale.ROOT, "%s (dense would be %s, %.1fx less)", human(sent), human(dense), ratio);
+  }
+
+  static String human(long bytes) {
+    if (bytes < 1024) {
+      return bytes + " B";
+    }
+    String[] units = {"KiB", "MiB", "GiB", "TiB"};
+    double v = bytes;
+    int u = -1;
+    while (v >= 1024 && u < units.length - 1) {
+      v /= 1024;
+      u++;
+    }
+    return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+  }
+
+  private static void row(StringBuilder b, String key, String value) {
+    b.append(String.format(Locale.ROOT, "  %-16s %s%n", key, value));
+  }
+}

@@ -1,0 +1,147 @@
+package org.bitopk.job.problem;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.datasets.LabeledImages;
+import org.bitopk.datasets.ShardSplitter;
+import org.bitopk.datasets.TrainTest;
+import org.bitopk.datasets.WorkerShard;
+import org.bitopk.datasets.WorkerShardRdd;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.util.ModelSerializer;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+/** An image classification problem: worker shards on executors, the test set and one network on the driver. */
+public final class ImageProblem implements TrainingProblem<WorkerShard> {
+  private static final int EVALUATION_BATCH = 1000;
+
+  private final String name;
+  private final LabeledImages test;
+  private final JavaRDD<WorkerShard> shards;
+  private final int workers;
+  private final int iterationsPerEpoch;
+  private final NetworkObjectiveFactory factory;
+  private final MultiLayerNetwork driverNetwork;
+
+  /**
+   * @param nonIid use the paper's sorted-label shards instead of an equal random split
+   */
+  public ImageProblem(JavaSparkContext sc, String dataset, TrainTest data, ModelArchitecture architecture,
+      int workers, boolean nonIid, int batchSize, long seed) {
+    LabeledImages train = data.train();
+    this.name = dataset + "/" + architecture.cliName();
+    this.test = data.test();
+    this.workers = workers;
+    List<WorkerShard> list = nonIid ? ShardSplitter.nonIid(train, workers, seed) : ShardSplitter.iid(train, workers, seed);
+    if (list.size() != workers) {
+      throw new IllegalStateException("splitter returned " + list.size() + " shards for " + workers + " workers");
+    }
+    int rounds = Integer.MAX_VALUE;
+    for (WorkerShard shard : list) {
+      rounds = Math.min(rounds, shard.batchesPerEpoch(batchSize));
+    }
+    if (rounds < 1) {
+      throw new IllegalArgumentException("--batch-size " + batchSize + " is larger than the smallest worker shard ("
+          + train.count() / workers + " examples for " + workers + " workers)");
+    }
+    this.iterationsPerEpoch = rounds;
+    JavaRDD<WorkerShard> rdd = WorkerShardRdd.create(sc, list);
+    if (rdd.getNumPartitions() != workers) {
+      throw new IllegalStateException("worker RDD has " + rdd.getNumPartitions() + " partitions for " + workers + " workers");
+    }
+    this.shards = WorkerPartitions.pin(rdd);
+    boolean augment = "cifar10".equals(dataset);
+    this.factory = new NetworkObjectiveFactory(architecture, train.channels(), train.height(), train.width(),
+        train.numClasses(), batchSize, seed, augment);
+    this.driverNetwork = factory.newNetwork();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public int workers() {
+    return workers;
+  }
+
+  @Override
+  public JavaRDD<WorkerShard> shards() {
+    return shards;
+  }
+
+  @Override
+  public NetworkObjectiveFactory objectiveFactory() {
+    return factory;
+  }
+
+  @Override
+  public float[] initialParameters() {
+    return factory.newNetwork().params().toFloatVector();
+  }
+
+  @Override
+  public int iterationsPerEpoch() {
+    return iterationsPerEpoch;
+  }
+
+  /** The driver's evaluation network carrying x. */
+  public MultiLayerNetwork networkWith(float[] parameters) {
+    driverNetwork.params().data().setData(parameters);
+    return driverNetwork;
+  }
+
+  @Override
+  public Evaluation evaluate(float[] parameters) {
+    MultiLayerNetwork network = networkWith(parameters);
+    int count = test.count();
+    int length = test.featureLength();
+    int classes = test.numClasses();
+    float[] features = test.features();
+    int[] labels = test.labels();
+    double lossSum = 0;
+    long correct = 0;
+    for (int start = 0; start < count; start += EVALUATION_BATCH) {
+      int n = Math.min(EVALUATION_BATCH, count - start);
+      float[] chunk = new float[n * length];
+      System.arraycopy(features, start * length, chunk, 0, chunk.length);
+      INDArray output = network.output(Nd4j.createFromArray(chunk).reshape(n, length), false);
+      float[][] probabilities = output.toFloatMatrix();
+      for (int i = 0; i < n; i++) {
+        float[] p = probabilities[i];
+        int label = labels[start + i];
+        lossSum -= Math.log(Math.max(p[label], 1e-12f));
+        int best = 0;
+        for (int c = 1; c < classes; c++) {
+          if (p[c] > p[best]) {
+            best = c;
+          }
+        }
+        if (best == label) {
+          correct++;
+        }
+      }
+    }
+    return new Evaluation(lossSum / count, (double) correct / count);
+  }
+
+  @Override
+  public String saveModel(float[] parameters, FileSystem fs, Path runDirectory) throws IOException {
+    try (OutputStream out = fs.create(new Path(runDirectory, "model.zip"), true)) {
+      ModelSerializer.writeModel(networkWith(parameters), out, false);
+    }
+    return "model.zip";
+  }
+
+  @Override
+  public void close() {
+    shards.unpersist(false);
+  }
+}

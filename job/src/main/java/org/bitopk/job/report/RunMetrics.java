@@ -1,0 +1,193 @@
+package org.bitopk.job.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Everything a report needs from one run directory: {@code config.json} and the two metrics files of the
+ * run-output contract (see the README), read through Hadoop {@link FileSystem} so a report works on
+ * {@code file://}, {@code hdfs://} or any other file system the job can write to.
+ */
+public final class RunMetrics {
+
+  static final String CONFIG = "config.json";
+  static final String ITERATIONS = "metrics/iterations.jsonl";
+  static final String EPOCHS = "metrics/epochs.jsonl";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String directory;
+  private final ObjectNode config;
+  private final MetricTable iterations;
+  private final MetricTable epochs;
+
+  private RunMetrics(String directory, ObjectNode config, MetricTable iterations, MetricTable epochs) {
+    this.directory = directory;
+    this.config = config;
+    this.iterations = iterations;
+    this.epochs = epochs;
+  }
+
+  /** A run assembled from already-parsed parts (tests, or a caller that holds the metrics in memory). */
+  public static RunMetrics of(String directory, ObjectNode config, MetricTable iterations, MetricTable epochs) {
+    return new RunMetrics(Objects.requireNonNull(directory, "directory"),
+        config == null ? JsonNodeFactory.instance.objectNode() : config.deepCopy(),
+        Objects.requireNonNull(iterations, "iterations"), Objects.requireNonNull(epochs, "epochs"));
+  }
+
+  /**
+   * Reads a run directory.
+   *
+   * @throws IllegalArgumentException when the directory does not exist, or lacks
+   *     {@code metrics/iterations.jsonl} or {@code metrics/epochs.jsonl}, or a file does not parse; the
+   *     message names the path and what was expected. {@code config.json} is optional (a report of a run
+   *     still being written can lack it).
+   */
+  public static RunMetrics read(String directory, Configuration conf) {
+    Objects.requireNonNull(directory, "directory");
+    Path dir = new Path(directory);
+    try {
+      FileSystem fs = dir.getFileSystem(conf);
+      if (!fs.exists(dir)) {
+        throw new IllegalArgumentException("run directory " + directory + " does not exist");
+      }
+      if (!fs.getFileStatus(dir).isDirectory()) {
+        throw new IllegalArgumentException(directory + " is a file, expected a run directory");
+      }
+      for (String required : new String[] {ITERATIONS, EPOCHS}) {
+        if (!fs.exists(new Path(dir, required))) {
+          throw new IllegalArgumentException(directory + " is not a run directory: " + required
+              + " is missing (expected the output directory of a train run)");
+        }
+      }
+      Path configPath = new Path(dir, CONFIG);
+      ObjectNode config = JsonNodeFactory.instance.objectNode();
+      if (fs.exists(configPath)) {
+        JsonNode node;
+        try (FSDataInputStream in = fs.open(configPath)) {
+          node = JSON.readTree(in);
+        } catch (IOException e) {
+          throw new IllegalArgumentException(configPath + " is not valid JSON: " + e.getMessage(), e);
+        }
+        if (node == null || !node.isObject()) {
+          throw new IllegalArgumentException(configPath + " is not a JSON object");
+        }
+        config = (ObjectNode) node;
+      }
+      MetricTable iterations = MetricTable.parse(new Path(dir, ITERATIONS).toString(),
+          readLines(fs, new Path(dir, ITERATIONS)));
+      MetricTable epochs = MetricTable.parse(new Path(dir, EPOCHS).toString(),
+          readLines(fs, new Path(dir, EPOCHS)));
+      return new RunMetrics(directory, config, iterations, epochs);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read run directory " + directory + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static List<String> readLines(FileSystem fs, Path path) throws IOException {
+    List<String> lines = new ArrayList<>();
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(fs.open(path), StandardCharsets.UTF_8))) {
+      for (String line = r.readLine(); line != null; line = r.readLine()) {
+        lines.add(line);
+      }
+    }
+    return lines;
+  }
+
+  public String directory() {
+    return directory;
+  }
+
+  /** A copy of {@code config.json}; empty when the run has none. */
+  public ObjectNode config() {
+    return config.deepCopy();
+  }
+
+  public MetricTable iterations() {
+    return iterations;
+  }
+
+  public MetricTable epochs() {
+    return epochs;
+  }
+
+  /** The training mode (e.g. bidirectional, unidirectional, dense) from the metrics, else the config. */
+  public String mode() {
+    String m = iterations.firstText("mode");
+    if (m.isEmpty()) {
+      m = epochs.firstText("mode");
+    }
+    return m.isEmpty() ? configText("mode") : m;
+  }
+
+  /** Number of workers from the metrics, else the config; 0 when unknown. */
+  public int workers() {
+    double w = iterations.last("workers");
+    if (Double.isNaN(w)) {
+      w = epochs.last("workers");
+    }
+    if (Double.isNaN(w)) {
+      JsonNode c = config.get("workers");
+      return c != null && c.isNumber() ? c.intValue() : 0;
+    }
+    return (int) w;
+  }
+
+  /** The run's name from the metrics ({@code run} field), else the directory's last path element. */
+  public String name() {
+    String r = iterations.firstText("run");
+    if (r.isEmpty()) {
+      r = epochs.firstText("run");
+    }
+    return r.isEmpty() ? new Path(directory).getName() : r;
+  }
+
+  /**
+   * The compressor as written in the config (first of {@code uplink} (the job's flag name),
+   * {@code compressor}, {@code uplinkCompressor}, {@code upCompressor}), or {@code ""}.
+   */
+  public String compressor() {
+    for (String key : new String[] {"uplink", "compressor", "uplinkCompressor", "upCompressor", "uplink_compressor"}) {
+      String v = configText(key);
+      if (!v.isEmpty()) {
+        return v;
+      }
+    }
+    return "";
+  }
+
+  /** The label a comparison uses for this run: mode, compressor (unless dense) and worker count. */
+  public String label() {
+    StringBuilder b = new StringBuilder();
+    String mode = mode();
+    b.append(mode.isEmpty() ? name() : mode);
+    String compressor = compressor();
+    if (!compressor.isEmpty() && !"none".equals(compressor) && !"dense".equals(mode)) {
+      b.append(' ').append(compressor);
+    }
+    int workers = workers();
+    if (workers > 0) {
+      b.append(" P=").append(workers);
+    }
+    return b.toString();
+  }
+
+  private String configText(String key) {
+    JsonNode v = config.get(key);
+    return v == null || v.isNull() || v.isContainerNode() ? "" : v.asText();
+  }
+}

@@ -1,0 +1,236 @@
+package org.bitopk.job.report;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * The picture of one run without Zeppelin: {@code report.png} (loss, accuracy, bytes up and down, kept
+ * coordinates, time split, compression error when recorded) and {@code report.html}, which embeds the
+ * picture and shows the run's configuration and summary numbers.
+ *
+ * <p>{@link #charts(RunMetrics)} prepares the data and is separate from drawing, so what a chart shows
+ * is testable without looking at pixels.
+ */
+public final class RunReport {
+
+  /** File names inside the run directory (README run-output contract). */
+  public static final String PNG = "report.png";
+  public static final String HTML = "report.html";
+
+  /** Grid of the picture: 4 panels per row, 2 rows for the 7 or 8 panels of a run. */
+  static final int COLUMNS = 4;
+  static final int PANEL_WIDTH = 560;
+  static final int PANEL_HEIGHT = 400;
+  /** Per-iteration series are averaged down to at most this many points (a panel is ~500 px wide). */
+  static final int MAX_POINTS = 500;
+
+  static final double KIB = 1024.0;
+  static final double MIB = 1024.0 * 1024.0;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private RunReport() {}
+
+  /**
+   * The panels of a run report, in drawing order. Iteration columns are bucket-averaged to at most
+   * {@link #MAX_POINTS} points (cumulative ones keep each bucket's last value); epoch columns are kept
+   * point for point. The compression-error panel appears only when the run recorded δ or ξ.
+   */
+  public static List<ChartData> charts(RunMetrics run) {
+    MetricTable it = run.iterations();
+    MetricTable ep = run.epochs();
+    double[] iteration = it.column("iteration");
+    double[] iterationX = Downsample.mean(iteration, MAX_POINTS);
+    double[] epochIteration = ep.column("iteration");
+    double[] epoch = ep.column("epoch");
+
+    List<ChartData> panels = new ArrayList<>();
+    panels.add(ChartData.of("Loss", "iteration", "cross-entropy loss", List.of(
+        ChartSeries.of("training minibatch loss", iterationX, Downsample.mean(it.column("loss"), MAX_POINTS)),
+        ChartSeries.of("train loss (epoch)", epochIteration, ep.column("train_loss")),
+        ChartSeries.of("test loss (epoch)", epochIteration, ep.column("test_loss")))));
+    panels.add(ChartData.of("Test accuracy", "epoch", "test accuracy (%)", List.of(
+        ChartSeries.of("test accuracy", epoch, scale(ep.column("test_accuracy"), 100.0)))));
+    panels.add(ChartData.of("Accuracy vs traffic", "cumulative bytes up + down (MiB)", "test accuracy (%)",
+        List.of(ChartSeries.of("test accuracy", scale(add(ep.column("cum_up_bytes"), ep.column("cum_down_bytes")),
+            1 / MIB), scale(ep.column("test_accuracy"), 100.0)))));
+    panels.add(ChartData.of("Bytes per iteration", "iteration", "KiB per iteration", List.of(
+        ChartSeries.of("uplink (sum over workers)", iterationX,
+            Downsample.mean(scale(it.column("up_bytes"), 1 / KIB), MAX_POINTS)),
+        ChartSeries.of("downlink (one broadcast)", iterationX,
+            Downsample.mean(scale(it.column("down_bytes"), 1 / KIB), MAX_POINTS)))));
+    double[] lastIteration = Downsample.last(iteration, MAX_POINTS);
+    panels.add(ChartData.of("Cumulative bytes", "iteration", "cumulative MiB", List.of(
+        ChartSeries.of("uplink", lastIteration,
+            Downsample.last(scale(cumulativeSum(it.column("up_bytes")), 1 / MIB), MAX_POINTS)),
+        ChartSeries.of("downlink", lastIteration,
+            Downsample.last(scale(cumulativeSum(it.column("down_bytes")), 1 / MIB), MAX_POINTS)))));
+    panels.add(ChartData.of("Kept coordinates k", "iteration", "k (uplink: mean per worker)", List.of(
+        ChartSeries.reference("up target", iterationX, Downsample.mean(it.column("up_target_k"), MAX_POINTS)),
+        ChartSeries.of("up achieved", iterationX, Downsample.mean(it.column("up_achieved_k"), MAX_POINTS)),
+        ChartSeries.reference("down target", iterationX, Downsample.mean(it.column("down_target_k"), MAX_POINTS)),
+        ChartSeries.of("down achieved", iterationX,
+            Downsample.mean(it.column("down_achieved_k"), MAX_POINTS)))));
+    panels.add(ChartData.of("Time per iteration", "iteration", "time (ms)", List.of(
+        ChartSeries.of("gradient", iterationX, Downsample.mean(it.column("time_gradient_ms"), MAX_POINTS)),
+        ChartSeries.of("compress", iterationX, Downsample.mean(it.column("time_compress_ms"), MAX_POINTS)),
+        ChartSeries.of("aggregate", iterationX, Downsample.mean(it.column("time_aggregate_ms"), MAX_POINTS)),
+        ChartSeries.of("broadcast", iterationX, Downsample.mean(it.column("time_broadcast_ms"), MAX_POINTS)),
+        ChartSeries.of("total", iterationX, Downsample.mean(it.column("time_total_ms"), MAX_POINTS)))));
+    if (it.hasValues("delta_up") || it.hasValues("delta_down") || it.hasValues("xi")) {
+      panels.add(ChartData.of("Compression error", "iteration", "relative error (ratio)", List.of(
+          ChartSeries.of("δ up", iterationX, Downsample.mean(it.column("delta_up"), MAX_POINTS)),
+          ChartSeries.of("δ down", iterationX, Downsample.mean(it.column("delta_down"), MAX_POINTS)),
+          ChartSeries.of("ξ", iterationX, Downsample.mean(it.column("xi"), MAX_POINTS)))));
+    }
+    return panels;
+  }
+
+  /** One-line facts shown under the title of the picture and in the HTML page. */
+  public static List<String> summary(RunMetrics run) {
+    MetricTable it = run.iterations();
+    MetricTable ep = run.epochs();
+    double upMib = sum(it.column("up_bytes")) / MIB;
+    double downMib = sum(it.column("down_bytes")) / MIB;
+    double accuracy = ep.last("test_accuracy");
+    List<String> lines = new ArrayList<>();
+    lines.add(String.format(Locale.ROOT, "%s, %d iterations, %d epochs, final test accuracy %s",
+        run.label(), it.size(), ep.size(),
+        Double.isNaN(accuracy) ? "n/a" : String.format(Locale.ROOT, "%.2f %%", 100 * accuracy)));
+    lines.add(String.format(Locale.ROOT,
+        "traffic: uplink %.3f MiB, downlink %.3f MiB; mean time per iteration %.1f ms",
+        upMib, downMib, mean(it.column("time_total_ms"))));
+    return lines;
+  }
+
+  /** Draws the report picture of a run (also used by tests to check its size). */
+  public static BufferedImage render(RunMetrics run) {
+    List<ChartData> panels = charts(run);
+    return renderer().render("bitopk run " + run.name(), summary(run), panels,
+        "δ and ξ were not recorded in this run");
+  }
+
+  static ChartRenderer renderer() {
+    return new ChartRenderer(COLUMNS, PANEL_WIDTH, PANEL_HEIGHT);
+  }
+
+  /**
+   * Reads the run directory and writes {@code report.png} and {@code report.html} into it, replacing
+   * earlier ones.
+   *
+   * @throws IllegalArgumentException when the directory is not a run directory (see {@link RunMetrics#read})
+   */
+  public static void write(String runDirectory, Configuration conf) {
+    RunMetrics run = RunMetrics.read(runDirectory, conf);
+    BufferedImage image = render(run);
+    Path dir = new Path(runDirectory);
+    try {
+      FileSystem fs = dir.getFileSystem(conf);
+      ByteArrayOutputStream png = new ByteArrayOutputStream();
+      ChartRenderer.writePng(image, png);
+      try (OutputStream out = fs.create(new Path(dir, PNG), true)) {
+        png.writeTo(out);
+      }
+      try (OutputStream out = fs.create(new Path(dir, HTML), true)) {
+        out.write(html(run, png.toByteArray()).getBytes(StandardCharsets.UTF_8));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the report into " + runDirectory + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The HTML page: picture inlined (the page stays whole when copied alone), summary and config. */
+  static String html(RunMetrics run, byte[] png) {
+    String config;
+    try {
+      config = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(run.config());
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("config.json of " + run.directory() + " cannot be printed", e);
+    }
+    StringBuilder b = new StringBuilder();
+    b.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>bitopk run ")
+        .append(escape(run.name())).append("</title>\n")
+        .append("<style>body{font-family:sans-serif;margin:1.5em}img{max-width:100%}"
+            + "pre{background:#f6f6f6;padding:1em;overflow:auto}</style>\n</head>\n<body>\n")
+        .append("<h1>bitopk run ").append(escape(run.name())).append("</h1>\n<ul>\n");
+    for (String line : summary(run)) {
+      b.append("<li>").append(escape(line)).append("</li>\n");
+    }
+    b.append("<li>directory: <code>").append(escape(run.directory())).append("</code></li>\n</ul>\n")
+        .append("<img alt=\"loss, accuracy, bytes up and down, kept coordinates and time split of the run\" src=\"data:image/png;base64,")
+        .append(Base64.getEncoder().encodeToString(png)).append("\">\n")
+        .append("<h2>Configuration (config.json)</h2>\n<pre>").append(escape(config)).append("</pre>\n")
+        .append("</body>\n</html>\n");
+    return b.toString();
+  }
+
+  static String escape(String s) {
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+  }
+
+  static double[] scale(double[] values, double factor) {
+    double[] out = new double[values.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = values[i] * factor;
+    }
+    return out;
+  }
+
+  static double[] add(double[] a, double[] b) {
+    double[] out = new double[a.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = a[i] + b[i];
+    }
+    return out;
+  }
+
+  /** Running sum; a missing value adds nothing but keeps its position (NaN stays NaN there). */
+  static double[] cumulativeSum(double[] values) {
+    double[] out = new double[values.length];
+    double total = 0;
+    for (int i = 0; i < out.length; i++) {
+      if (Double.isNaN(values[i])) {
+        out[i] = Double.NaN;
+      } else {
+        total += values[i];
+        out[i] = total;
+      }
+    }
+    return out;
+  }
+
+  static double sum(double[] values) {
+    double total = 0;
+    for (double v : values) {
+      if (!Double.isNaN(v)) {
+        total += v;
+      }
+    }
+    return total;
+  }
+
+  static double mean(double[] values) {
+    double total = 0;
+    int n = 0;
+    for (double v : values) {
+      if (!Double.isNaN(v)) {
+        total += v;
+        n++;
+      }
+    }
+    return n == 0 ? Double.NaN : total / n;
+  }
+}

@@ -1,0 +1,79 @@
+package org.bitopk.job;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.bitopk.compression.CompressorSpec;
+import org.bitopk.datasets.Datasets;
+import org.bitopk.datasets.ShardSplitter;
+import org.bitopk.datasets.TrainTest;
+import org.bitopk.datasets.WorkerShard;
+import org.bitopk.datasets.WorkerShardRdd;
+import org.bitopk.job.engine.DownlinkView;
+import org.bitopk.job.engine.UplinkSettings;
+import org.bitopk.job.engine.WorkerTask;
+import org.bitopk.job.problem.ImageProblem;
+import org.bitopk.job.problem.ModelArchitecture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import scala.reflect.ClassTag$;
+
+/**
+ * What Spark ships with every task must stay small: the task function (settings + broadcast handles) and
+ * the partition object (which, for a parallelized RDD, would carry the shard itself).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ClosureSizeTest {
+  private JavaSparkContext sc;
+
+  @BeforeAll
+  void start() {
+    sc = SparkTestContext.start();
+  }
+
+  @AfterAll
+  void stop() {
+    sc.stop();
+  }
+
+  private static int serializedSize(Object o) {
+    ByteBuffer bytes = SparkEnv.get().closureSerializer().newInstance().serialize(o, ClassTag$.MODULE$.apply(Object.class));
+    return bytes.remaining();
+  }
+
+  @Test
+  void taskFunctionCarriesNoModelNorData() {
+    TrainTest data = Datasets.load("synthetic:n=2000,test=10", null, new Configuration());
+    try (ImageProblem problem = new ImageProblem(sc, "synthetic", data, ModelArchitecture.MLP, 2, false, 16, 1)) {
+      float[] x = problem.initialParameters(); // 242,762 floats = 971 KB if it were captured
+      List<Broadcast<byte[]>> window = new ArrayList<>();
+      for (int i = 0; i < 32; i++) {
+        window.add(sc.broadcast(new byte[10_000]));
+      }
+      Broadcast<float[]> snapshot = sc.broadcast(x);
+      WorkerTask<WorkerShard> task = new WorkerTask<>("run", 0, 0, 0.1f, problem.objectiveFactory(),
+          new UplinkSettings(CompressorSpec.parse("topk"), 2427, true, 0f, 1), new DownlinkView(32, 0, window, 0,
+          snapshot), true, false);
+      int size = serializedSize(task);
+      assertTrue(size < 16 * 1024, "serialized task function: " + size + " bytes");
+      window.forEach(Broadcast::destroy);
+      snapshot.destroy();
+
+      int partition = serializedSize(problem.shards().partitions().get(0));
+      assertTrue(partition < 2 * 1024, "serialized partition of the pinned worker RDD: " + partition + " bytes");
+    }
+    // Control: without pinning, the partition object of a parallelized RDD holds the whole shard.
+    JavaRDD<WorkerShard> raw = WorkerShardRdd.create(sc, ShardSplitter.iid(data.train(), 2, 1));
+    int rawSize = serializedSize(raw.partitions().get(0));
+    assertTrue(rawSize > 1_000_000, "control: unpinned partition is " + rawSize + " bytes");
+  }
+}

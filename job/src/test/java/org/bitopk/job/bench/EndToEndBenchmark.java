@@ -1,0 +1,141 @@
+package org.bitopk.job.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.bitopk.datasets.Datasets;
+import org.bitopk.datasets.LabeledImages;
+import org.bitopk.datasets.TrainTest;
+import org.bitopk.datasets.WorkerShard;
+import org.bitopk.job.Mode;
+import org.bitopk.job.TrainingConfig;
+import org.bitopk.job.engine.IterationRecord;
+import org.bitopk.job.engine.RunRecorder;
+import org.bitopk.job.engine.Trainer;
+import org.bitopk.job.problem.ImageProblem;
+import org.bitopk.job.problem.ModelArchitecture;
+import org.bitopk.job.spark.BitopkKryoRegistrator;
+import org.bitopk.job.spark.SparkSetup;
+import org.deeplearning4j.spark.api.RDDTrainingApproach;
+import org.deeplearning4j.spark.api.Repartition;
+import org.deeplearning4j.spark.impl.multilayer.SparkDl4jMultiLayer;
+import org.deeplearning4j.spark.impl.paramavg.ParameterAveragingTrainingMaster;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.learning.config.Sgd;
+
+/**
+ * End-to-end iteration cost of the training job on local[2]: Fashion-MNIST MLP, batch 32 per worker,
+ * bidirectional TopK at density 0.01, P = 2, 4, 8. For each P, in the same JVM and on the same cached worker
+ * RDD: the Spark floor (a no-op job over the worker partitions that reads a tiny broadcast, which is then
+ * destroyed), the job's per-iteration split, and DL4J's ParameterAveragingTrainingMaster (averaging every
+ * minibatch, P workers) on the same model and data. Run with job/bench/e2e.sh.
+ */
+public final class EndToEndBenchmark {
+  private static final int BATCH = 32;
+
+  public static void main(String[] args) {
+    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
+    int[] workerCounts = args.length > 1 ? Arrays.stream(args[1].split(",")).mapToInt(Integer::parseInt).toArray()
+        : new int[] {2, 4, 8};
+    SparkConf conf = SparkSetup.conf("local[2]")
+        .set("spark.kryo.registrator", BitopkKryoRegistrator.class.getName() + ",org.nd4j.kryo.Nd4jRegistrator");
+    JavaSparkContext sc = SparkSetup.start(conf);
+    TrainTest data = Datasets.load("fashion-mnist", null, sc.hadoopConfiguration());
+    List<String> rows = new ArrayList<>();
+    for (int workers : workerCounts) {
+      try (ImageProblem problem = new ImageProblem(sc, "fashion-mnist", data, ModelArchitecture.MLP, workers, false,
+          BATCH, 42)) {
+        double floor = sparkFloor(sc, problem.shards(), rounds);
+        RunRecorder r = train(sc, problem, workers, rounds);
+        List<IterationRecord> its = r.iterations.subList(Math.min(20, rounds / 5), r.iterations.size());
+        double total = median(its, IterationRecord::timeTotalMs);
+        double job = median(its, IterationRecord::timeJobMs);
+        double gradient = median(its, IterationRecord::timeGradientMs);
+        double compress = median(its, IterationRecord::timeCompressMs);
+        double catchUp = median(its, IterationRecord::timeCatchupMs);
+        double aggregate = median(its, IterationRecord::timeAggregateMs);
+        double broadcast = median(its, IterationRecord::timeBroadcastMs);
+        // Tasks run on 2 cores: their critical path is (P tasks x task time) / 2 when P >= 2.
+        double taskPath = (gradient + compress + catchUp) * workers / Math.min(workers, 2);
+        double sparkOverhead = Math.max(0, job - taskPath) + broadcast;
+        double dl4j = dl4jParameterAveraging(sc, data.train(), workers, Math.max(20, rounds / 4));
+        rows.add(String.format(Locale.ROOT,
+            "| %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |",
+            workers, total, gradient, compress, catchUp, aggregate, broadcast, job, sparkOverhead, floor,
+            sparkOverhead / floor, 1000 / total, dl4j, (1000 / total) / dl4j));
+        System.err.println(rows.get(rows.size() - 1));
+      }
+    }
+    System.out.println("| P | ms/iteration | gradient | compress | catch-up | driver aggregate | broadcast | "
+        + "Spark job | Spark overhead | Spark floor | overhead / floor | iterations/s | DL4J PA iterations/s | "
+        + "ratio |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    rows.forEach(System.out::println);
+    sc.stop();
+  }
+
+  private static RunRecorder train(JavaSparkContext sc, ImageProblem problem, int workers, int rounds) {
+    TrainingConfig config = TrainingConfig.builder().mode(Mode.BIDIRECTIONAL).workers(workers).densityUp(0.01)
+        .densityDown(0.01).learningRate(0.1).batchSize(BATCH).epochs(10).maxIterations(rounds)
+        .consistencyCheckEvery(0).seed(42).build();
+    RunRecorder recorder = new RunRecorder();
+    new Trainer<>(sc, config, problem, "bench-" + workers, List.of(recorder)).run();
+    return recorder;
+  }
+
+  /** Median wall time of a no-op job over the worker partitions reading a fresh 16-byte broadcast. */
+  static double sparkFloor(JavaSparkContext sc, JavaRDD<WorkerShard> shards, int rounds) {
+    double[] ms = new double[rounds];
+    for (int t = 0; t < rounds; t++) {
+      long start = System.nanoTime();
+      Broadcast<byte[]> tiny = sc.broadcast(new byte[16]);
+      shards.mapPartitionsWithIndex((p, it) -> Collections.singletonList(tiny.value().length + p).iterator(), true)
+          .collect();
+      tiny.destroy();
+      ms[t] = (System.nanoTime() - start) / 1e6;
+    }
+    Arrays.sort(ms);
+    return ms[rounds / 2];
+  }
+
+  /** DL4J's parameter averaging after every minibatch of 32 per worker: averaging rounds per second. */
+  static double dl4jParameterAveraging(JavaSparkContext sc, LabeledImages train, int workers, int rounds) {
+    List<DataSet> batches = new ArrayList<>();
+    int length = train.featureLength();
+    for (int b = 0; b < workers * rounds; b++) {
+      float[] features = new float[BATCH * length];
+      float[] labels = new float[BATCH * 10];
+      for (int i = 0; i < BATCH; i++) {
+        int example = (b * BATCH + i) % train.count();
+        System.arraycopy(train.features(), example * length, features, i * length, length);
+        labels[i * 10 + train.labels()[example]] = 1f;
+      }
+      batches.add(new DataSet(Nd4j.createFromArray(features).reshape(BATCH, length),
+          Nd4j.createFromArray(labels).reshape(BATCH, 10)));
+    }
+    JavaRDD<DataSet> rdd = sc.parallelize(batches, workers);
+    ParameterAveragingTrainingMaster master = new ParameterAveragingTrainingMaster.Builder(workers, BATCH)
+        .batchSizePerWorker(BATCH).averagingFrequency(1).workerPrefetchNumBatches(0)
+        .repartionData(Repartition.Never).rddTrainingApproach(RDDTrainingApproach.Direct).rngSeed(42).build();
+    SparkDl4jMultiLayer network = new SparkDl4jMultiLayer(sc, ModelArchitecture.MLP.build(42, 1, 28, 28, 10,
+        new Sgd(0.1)), master);
+    network.fit(rdd.sample(false, 0.1, 1)); // warm-up
+    long start = System.nanoTime();
+    network.fit(rdd);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    return rounds / seconds;
+  }
+
+  private static double median(List<IterationRecord> records, ToDoubleFunction<IterationRecord> field) {
+    double[] v = records.stream().mapToDouble(field).sorted().toArray();
+    return v[v.length / 2];
+  }
+}

@@ -1,0 +1,78 @@
+package org.bitopk.job.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.compression.Density;
+import org.bitopk.datasets.Datasets;
+import org.bitopk.datasets.TrainTest;
+import org.bitopk.job.Mode;
+import org.bitopk.job.SparkTestContext;
+import org.bitopk.job.TrainingConfig;
+import org.bitopk.job.problem.ImageProblem;
+import org.bitopk.job.problem.ModelArchitecture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Bytes as serialized: the downlink saving of bidirectional compression grows with P (results.md). */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ByteAccountingTest {
+  private static final int WORKERS = 8;
+  private static final int ROUNDS = 15;
+  private JavaSparkContext sc;
+  private TrainTest data;
+
+  @BeforeAll
+  void start() {
+    sc = SparkTestContext.start();
+    data = Datasets.load("synthetic:n=4000,test=100", null, new Configuration());
+  }
+
+  @AfterAll
+  void stop() {
+    sc.stop();
+  }
+
+  private RunRecorder run(Mode mode) {
+    TrainingConfig config = TrainingConfig.builder().dataset("synthetic").mode(mode).model(ModelArchitecture.MLP_SMALL)
+        .workers(WORKERS).densityUp(0.01).densityDown(0.01).learningRate(0.05).batchSize(16).maxIterations(ROUNDS)
+        .consistencyCheckEvery(0).seed(3).build();
+    RunRecorder recorder = new RunRecorder();
+    try (ImageProblem problem = new ImageProblem(sc, "synthetic", data, ModelArchitecture.MLP_SMALL, WORKERS, false,
+        16, 3)) {
+      new Trainer<>(sc, config, problem, "bytes-" + mode, List.of(recorder)).run();
+    }
+    return recorder;
+  }
+
+  @Test
+  void bidirectionalDownlinkIsAtLeastHalfPTimesSmallerThanUnidirectional() {
+    RunRecorder bidirectional = run(Mode.BIDIRECTIONAL);
+    RunRecorder unidirectional = run(Mode.UNIDIRECTIONAL);
+    long bi = bidirectional.summary.cumulativeDownBytes();
+    long uni = unidirectional.summary.cumulativeDownBytes();
+    assertTrue(bi <= uni / (0.5 * WORKERS), "downlink bytes: bidirectional " + bi + ", unidirectional " + uni);
+
+    int d = bidirectional.summary.dimension();
+    int k = Density.targetK(0.01, d);
+    for (IterationRecord r : bidirectional.iterations) {
+      assertEquals(k, r.downNnz());
+      assertEquals((long) WORKERS * k, r.upNnz());
+      // fp32 values alone take 4 bytes per non-zero; indices and headers come on top, but far below dense.
+      assertTrue(r.downBytes() >= 4L * k && r.downBytes() < 4L * d / 10, "down bytes " + r.downBytes());
+      assertTrue(r.upBytes() >= 4L * WORKERS * k && r.upBytes() <= 9L * WORKERS * k + 64L * WORKERS,
+          "up bytes " + r.upBytes());
+    }
+    for (IterationRecord r : unidirectional.iterations) {
+      assertEquals(r.aggNnz(), r.downNnz());
+      assertTrue(r.aggNnz() > WORKERS * k / 2 && r.aggNnz() <= WORKERS * k, "union " + r.aggNnz());
+    }
+    long sumUp = bidirectional.iterations.stream().mapToLong(IterationRecord::upBytes).sum();
+    assertEquals(sumUp, bidirectional.summary.cumulativeUpBytes());
+  }
+}

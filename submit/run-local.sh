@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs bitopk straight from the build, without a Spark installation (spark-submit scripts: see local.sh):
+#   submit/run-local.sh [train flags...]     e.g. submit/run-local.sh --epochs 2 --mode unidirectional
+# Compiles the modules and writes the job's classpath first when sources changed. Spark is a "provided"
+# dependency of the application jar, so this classpath includes it explicitly; --master defaults to local[*].
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+CLASSES="$ROOT/job/target/classes"
+CP_FILE="$ROOT/job/target/classpath.txt"
+
+stale() {
+  [ ! -f "$CP_FILE" ] && return 0
+  [ -n "$(find "$ROOT/pom.xml" "$ROOT"/*/pom.xml "$ROOT"/*/src/main -newer "$CP_FILE" -type f 2>/dev/null | head -1)" ]
+}
+if stale; then
+  echo "building bitopk (mvn compile)..." >&2
+  (cd "$ROOT" && mvn -B -q -pl job -am compile dependency:build-classpath \
+      -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=compile)
+fi
+
+# Spark's --add-opens list for JDK 17 (spark-launcher JavaModuleOptions); java -cp does not read it from a jar.
+SPARK_OPENS="-XX:+IgnoreUnrecognizedVMOptions"
+for p in java.lang java.lang.invoke java.lang.reflect java.io java.net java.nio java.util java.util.concurrent \
+         java.util.concurrent.atomic jdk.internal.ref sun.nio.ch sun.nio.cs sun.security.action sun.util.calendar; do
+  SPARK_OPENS="$SPARK_OPENS --add-opens=java.base/$p=ALL-UNNAMED"
+done
+SPARK_OPENS="$SPARK_OPENS --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED -Djdk.reflect.useDirectMethodHandle=false"
+
+# Spark runs one task per core; ND4J's own OpenMP threads would oversubscribe them.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
+export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
+# shellcheck disable=SC2086
+exec java ${JAVA_OPTS:-} $SPARK_OPENS -cp "$CLASSES:$(cat "$CP_FILE")" org.bitopk.job.Main "$@"
