@@ -33,8 +33,9 @@ public final class TrainCommand implements Callable<Integer> {
           + "flags on the command line override it. A run's config.json works as is.")
   String config;
 
-  @Option(names = "--master", paramLabel = "URL", description = "Spark master (default: ${DEFAULT-VALUE}).")
-  String master = "local[*]";
+  @Option(names = "--master", paramLabel = "URL",
+      description = "Spark master (default: the one spark-submit was given, else local[*]).")
+  String master;
 
   @Option(names = "--dataset", paramLabel = "NAME",
       description = "fashion-mnist, mnist, cifar10, synthetic or counterexample (Zou's 3 quadratics, d = 100) "
@@ -138,6 +139,17 @@ public final class TrainCommand implements Callable<Integer> {
       + "(ships dense vectors: slow, for diagnostics).")
   boolean xi;
 
+  @Option(names = "--checkpoint-every", paramLabel = "N",
+      description = "Every N iterations, write a checkpoint (model, server and worker residuals, counters) to "
+          + "<output>/checkpoints, atomically; the newest two are kept; 0 = never (default: ${DEFAULT-VALUE}).")
+  int checkpointEvery = DEFAULTS.checkpointEvery();
+
+  @Option(names = "--resume", paramLabel = "DIR",
+      description = "Continue the unfinished run in DIR from its newest intact checkpoint, with the settings of "
+          + "DIR/config.json (flags given here override them; the ones that change the arithmetic must match). "
+          + "In deterministic settings the result equals the uninterrupted run bit for bit.")
+  String resume;
+
   @Option(names = "--quiet", description = "No progress bar (it is also off when stderr is not a terminal).")
   boolean quiet;
 
@@ -158,12 +170,20 @@ public final class TrainCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--split: expected iid or non-iid, got '" + split + "'");
     }
     TrainingConfig.Builder b = TrainingConfig.builder()
-        .master(master).dataset(dataset).data(data).model(model).mode(mode).uplink(uplink).downlink(downlink)
+        .master(master != null ? master : System.getProperty("spark.master", "local[*]")).dataset(dataset).data(data)
+        .model(model).mode(mode).uplink(uplink).downlink(downlink)
         .densityUp(densityUp).densityDown(densityDown).lrDecay(lrDecay).momentum(momentum)
         .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
         .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
         .consistencyCheckEvery(consistencyCheckEvery).snapshotEvery(snapshotEvery).updateWindow(updateWindow)
-        .xi(xi).quiet(quiet);
+        .xi(xi).quiet(quiet).checkpointEvery(checkpointEvery);
+    if (resume != null) {
+      if (output != null && !output.equals(resume)) {
+        throw new IllegalArgumentException("--resume: continues the run in " + resume + " in place; --output "
+            + output + " cannot differ");
+      }
+      b.output(resume).overwrite(false).resume(true);
+    }
     if (workers != null) {
       b.workers(workers);
     }

@@ -10,6 +10,7 @@ import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.Density;
 import org.bitopk.job.Mode;
 import org.bitopk.job.TrainingConfig;
+import org.bitopk.job.checkpoint.Checkpoint;
 import org.bitopk.job.problem.Evaluation;
 import org.bitopk.job.problem.ObjectiveFactory;
 import org.bitopk.job.problem.TrainingProblem;
@@ -35,6 +36,11 @@ public final class Trainer<S> {
   private long cumDown;
   private long lostResiduals;
   private long resyncs;
+  private double epochLossSum;
+  private int epochRounds;
+  private JavaRDD<S> shards;
+  private ObjectiveFactory<S> factory;
+  private Checkpoint resume;
 
   public Trainer(JavaSparkContext sc, TrainingConfig config, TrainingProblem<S> problem, String runId,
       List<RunListener> listeners) {
@@ -45,11 +51,21 @@ public final class Trainer<S> {
     this.listeners = List.copyOf(listeners);
   }
 
+  /**
+   * Continues from {@code checkpoint} instead of starting at x_0: master model, server residual, the workers'
+   * residuals and momentum (installed on the executors before the first round), counters and the current
+   * epoch's running loss. Same settings and seed, so the rounds that follow are those of the original run.
+   */
+  public Trainer<S> resumeFrom(Checkpoint checkpoint) {
+    this.resume = checkpoint;
+    return this;
+  }
+
   /** Runs all rounds; on success the run's executor state is dropped, on failure too (best effort). */
   public RunSummary run() {
-    ObjectiveFactory<S> factory = problem.objectiveFactory();
+    factory = problem.objectiveFactory();
     int dimension = factory.dimension();
-    master = problem.initialParameters();
+    master = resume != null ? resume.master() : problem.initialParameters();
     if (master.length != dimension) {
       throw new IllegalStateException("initial parameters have " + master.length + " entries, model " + dimension);
     }
@@ -65,23 +81,44 @@ public final class Trainer<S> {
     UplinkSettings uplink = new UplinkSettings(config.uplink(), upK, mode != Mode.DENSE, (float) config.momentum(),
         config.seed());
     CompressorSpec downSpec = mode == Mode.BIDIRECTIONAL ? config.downlink() : null;
-    server = new ServerAggregator(dimension, workers, downSpec, downK, config.seed(), factory.statisticsIndices(), null);
-    JavaRDD<S> shards = problem.shards();
+    int t0 = 0;
+    if (resume != null) {
+      if (resume.workers() != workers || resume.seed() != config.seed()) {
+        throw new IllegalArgumentException("--resume: the checkpoint is of " + resume.workers() + " workers, seed "
+            + resume.seed() + "; this run has " + workers + " workers, seed " + config.seed());
+      }
+      t0 = resume.iteration();
+      cumUp = resume.cumulativeUpBytes();
+      cumDown = resume.cumulativeDownBytes();
+      lostResiduals = resume.lostResiduals();
+      resyncs = resume.replicaResyncs();
+      epochLossSum = resume.epochLossSum();
+      epochRounds = resume.epochRounds();
+    }
+    iteration = t0;
+    server = new ServerAggregator(dimension, workers, downSpec, downK, config.seed(), factory.statisticsIndices(),
+        resume != null ? resume.serverResidual() : null);
+    shards = problem.shards();
     DriverView view = new DriverView();
     long started = System.nanoTime();
     double[] iterationMs = new double[(int) Math.min(total, Integer.MAX_VALUE - 8)];
-    double epochLossSum = 0;
-    int epochRounds = 0;
     double lastTrainLoss = Double.NaN;
     Evaluation lastEvaluation = null;
     Double lastGap = null;
-    int epochsDone = 0;
+    int epochsDone = t0 / perEpoch;
     try (DownlinkWindow window = new DownlinkWindow(sc, config.updateWindow(), config.snapshotEvery())) {
-      window.start(0, master);
+      window.start(t0, master);
+      if (resume != null) {
+        List<WorkerMemory> memories = new ArrayList<>();
+        for (int i = 0; i < workers; i++) {
+          memories.add(new WorkerMemory(i, resume.workerResidual(i), resume.workerVelocity(i)));
+        }
+        WorkerMemories.restore(sc, shards, runId, factory, uplink, memories, t0);
+      }
       for (RunListener l : listeners) {
         l.onStart(view);
       }
-      for (long tl = 0; tl < total; tl++) {
+      for (long tl = t0; tl < total; tl++) {
         int t = Math.toIntExact(tl);
         long start = System.nanoTime();
         int epochIndex = t / perEpoch;
@@ -91,7 +128,18 @@ public final class Trainer<S> {
         WorkerTask<S> task = new WorkerTask<>(runId, epochIndex, batchIndex, (float) lr, factory, uplink,
             window.view(t), check, config.xi());
         long jobStart = System.nanoTime();
-        List<WorkerReport> reports = new ArrayList<>(shards.mapPartitionsWithIndex(task, true).collect());
+        List<WorkerReport> reports;
+        try {
+          reports = new ArrayList<>(shards.mapPartitionsWithIndex(task, true).collect());
+        } catch (Exception failure) {   // Spark throws SparkException, checked in Java's eyes, undeclared
+          String diverged = Divergence.find(failure);
+          if (diverged == null) {
+            throw failure;
+          }
+          throw new TrainingDivergedException("training diverged: " + diverged + " (lr " + lr
+              + "); no model is written; lower --lr" + (config.checkpointEvery() > 0
+              ? ", the last good checkpoint is kept in " + config.output() + "/checkpoints" : ""), failure);
+        }
         long jobEnd = System.nanoTime();
         reports.sort(Comparator.comparingInt(WorkerReport::workerId));
         for (int i = 0; i < reports.size(); i++) {
@@ -170,9 +218,12 @@ public final class Trainer<S> {
             l.onEpoch(epochRecord, view);
           }
         }
+        for (RunListener l : listeners) {
+          l.afterRound(view);
+        }
       }
       Double finalGap = problem.optimalityGap(master);
-      double[] sorted = Arrays.copyOf(iterationMs, (int) Math.min(total, iterationMs.length));
+      double[] sorted = Arrays.copyOfRange(iterationMs, Math.min(t0, iterationMs.length), (int) Math.min(total, iterationMs.length));  // this process's rounds
       Arrays.sort(sorted);
       double median = sorted.length == 0 ? 0 : sorted[sorted.length / 2];
       RunSummary summary = new RunSummary(runId, problem.name(), mode.cliName(), workers, dimension, total,
@@ -250,6 +301,26 @@ public final class Trainer<S> {
     @Override
     public long lostResiduals() {
       return lostResiduals;
+    }
+
+    @Override
+    public long replicaResyncs() {
+      return resyncs;
+    }
+
+    @Override
+    public double epochLossSum() {
+      return epochLossSum;
+    }
+
+    @Override
+    public int epochRounds() {
+      return epochRounds;
+    }
+
+    @Override
+    public List<WorkerMemory> collectWorkerMemories() {
+      return WorkerMemories.collect(shards, runId, factory, problem.workers(), iteration);
     }
   }
 }

@@ -30,7 +30,7 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
     for (int i = 0; i < CENTERS.length; i++) {
       list.add(new QuadraticShard(i, CENTERS[i]));
     }
-    this.shards = WorkerPartitions.pin(sc.parallelize(list, list.size()));
+    this.shards = WorkerPartitions.pin(sc, list);
   }
 
   @Override

@@ -55,7 +55,7 @@ public final class ImageProblem implements TrainingProblem<WorkerShard> {
     if (rdd.getNumPartitions() != workers) {
       throw new IllegalStateException("worker RDD has " + rdd.getNumPartitions() + " partitions for " + workers + " workers");
     }
-    this.shards = WorkerPartitions.pin(rdd);
+    this.shards = WorkerPartitions.pin(sc, list);
     boolean augment = "cifar10".equals(dataset);
     this.factory = new NetworkObjectiveFactory(architecture, train.channels(), train.height(), train.width(),
         train.numClasses(), batchSize, seed, augment);

@@ -17,9 +17,10 @@ public final class SparkSetup {
         .setMaster(master)
         .setAppName("bitopk")
         .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
-        .set("spark.kryo.registrator", BitopkKryoRegistrator.class.getName())
-        .set("spark.kryoserializer.buffer.max", "512m")
-        .set("spark.executorEnv.OMP_NUM_THREADS", "1");
+        // setIfMissing: spark-submit's settings (submit/spark-defaults.conf adds ND4J's registrator) win.
+        .setIfMissing("spark.kryo.registrator", BitopkKryoRegistrator.class.getName())
+        .setIfMissing("spark.kryoserializer.buffer.max", "512m")
+        .setIfMissing("spark.executorEnv.OMP_NUM_THREADS", "1");
     if (master.startsWith("local")) {
       conf.setIfMissing("spark.ui.enabled", "false")
           .setIfMissing("spark.driver.host", "127.0.0.1")
