@@ -32,8 +32,12 @@ class LongRunCheck {
   }
 
   static List<DriverFootprint.Sample> run(Path tmp, int iterations, int every, int checkpointEvery) throws Exception {
+    // Spark's status store keeps the last spark.ui.retainedJobs/Stages (1,000 by default) jobs and stages even
+    // with the UI off: the heap grows until then by design. A small bound reaches the plateau early.
     SparkConf conf = SparkSetup.conf("local[2]").set("spark.ui.enabled", "false")
-        .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1");
+        .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
+        .set("spark.ui.retainedJobs", "100").set("spark.ui.retainedStages", "100")
+        .set("spark.ui.retainedTasks", "1000");
     JavaSparkContext sc = SparkSetup.start(conf);
     try {
       TrainingConfig config = TrainingConfig.builder().master("local[2]").dataset("counterexample")
@@ -57,8 +61,9 @@ class LongRunCheck {
 
   /**
    * No growth trend after warm-up (the first quarter of the samples): heap slope below
-   * {@code heapSlackBytes} per 1,000 rounds, and never more live broadcasts than early on (plus a small slack
-   * for asynchronous removal).
+   * {@code heapSlackBytes} per 1,000 rounds, and a live-broadcast slope below 50 per 1,000 rounds: removal is
+   * asynchronous, so the count jitters by a few around its bound, while one leaked broadcast per round would
+   * show as 1,000.
    */
   static void assertFlat(List<DriverFootprint.Sample> samples, long heapSlackBytes) {
     assertTrue(samples.size() >= 4, "too few samples: " + samples);
@@ -69,10 +74,6 @@ class LongRunCheck {
         broadcastSlope);
     assertTrue(heapSlope < heapSlackBytes, "driver heap grows by " + heapSlope / 1048576.0
         + " MiB per 1,000 iterations: " + samples);
-    int earlyMax = samples.subList(0, skip + 1).stream().mapToInt(DriverFootprint.Sample::liveBroadcasts).max()
-        .orElse(0);
-    int lateMax = samples.subList(skip, samples.size()).stream().mapToInt(DriverFootprint.Sample::liveBroadcasts)
-        .max().orElse(0);
-    assertTrue(lateMax <= earlyMax + 4, "live broadcasts grow: " + samples);
+    assertTrue(broadcastSlope < 50, "live broadcasts grow by " + broadcastSlope + " per 1,000 iterations: " + samples);
   }
 }
