@@ -34,7 +34,7 @@ public final class TrainCommand implements Callable<Integer> {
   String config;
 
   @Option(names = "--master", paramLabel = "URL",
-      description = "Spark master (default: the one spark-submit was given, else local[*]).")
+      description = "Spark master (default: the one spark-submit sets, else local[*]).")
   String master;
 
   @Option(names = "--dataset", paramLabel = "NAME",
@@ -170,8 +170,7 @@ public final class TrainCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--split: expected iid or non-iid, got '" + split + "'");
     }
     TrainingConfig.Builder b = TrainingConfig.builder()
-        .master(master != null ? master : System.getProperty("spark.master", "local[*]")).dataset(dataset).data(data)
-        .model(model).mode(mode).uplink(uplink).downlink(downlink)
+        .dataset(dataset).data(data).model(model).mode(mode).uplink(uplink).downlink(downlink)
         .densityUp(densityUp).densityDown(densityDown).lrDecay(lrDecay).momentum(momentum)
         .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
         .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
@@ -186,6 +185,9 @@ public final class TrainCommand implements Callable<Integer> {
     }
     if (workers != null) {
       b.workers(workers);
+    }
+    if (master != null) {
+      b.master(master);
     }
     if (lr != null) {
       b.learningRate(lr);

@@ -122,6 +122,7 @@ public final class TrainingConfig {
     return COUNTEREXAMPLE.equals(dataset);
   }
 
+  /** Spark master URL, or null: the one spark-submit set, else local[*]. */
   public String master() { return master; }
   /** Rounds between checkpoints; 0 = no checkpoints. */
   public int checkpointEvery() { return checkpointEvery; }
@@ -182,7 +183,7 @@ public final class TrainingConfig {
 
   /** Validating builder; every setter names its flag in the error message. */
   public static final class Builder {
-    private String master = "local[*]";
+    private String master;
     private String dataset = "fashion-mnist";
     private String data;
     private ModelArchitecture model;

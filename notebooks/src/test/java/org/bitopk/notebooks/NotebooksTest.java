@@ -18,7 +18,11 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import java.io.PrintWriter;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Row;
+import org.bitopk.job.Main;
+import org.bitopk.job.spark.SparkSetup;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,22 +47,45 @@ class NotebooksTest {
   private SparkSession spark;
   private Path bidirectional;
 
+  /**
+   * Four short real runs of the job on synthetic data (local[2], MLP 784-64-10, 4 workers, 2 epochs of 12
+   * rounds): bidirectional with ξ, unidirectional, dense, and bidirectional on 2 workers so the comparison
+   * has two worker counts. Then every note is checked once on them.
+   */
   @BeforeAll
   void produceRunsAndStartSpark(@TempDir Path tmp) throws IOException {
-    runs = tmp;
-    bidirectional = RunOutputFixture.write(runs.resolve("bidir"), "bidirectional", "topk", 4, 24, 8);
-    RunOutputFixture.write(runs.resolve("unidir"), "unidirectional", "topk", 4, 24, 8);
-    RunOutputFixture.write(runs.resolve("dense"), "dense", "none", 4, 24, 8);
-    spark = SparkSession.builder().master("local[2]").appName("notebooks-test")
-        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
-        .getOrCreate();
+    runs = tmp.resolve("runs");
+    spark = SparkSession.builder().config(SparkSetup.conf("local[2]")).getOrCreate();
     spark.sparkContext().setLogLevel("ERROR");
+    JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    train(sc, "bidir", "--mode", "bidirectional", "--xi");
+    train(sc, "unidir", "--mode", "unidirectional");
+    train(sc, "dense", "--mode", "dense");
+    train(sc, "bidir-p2", "--mode", "bidirectional", "--workers", "2", "--batch-size", "20");
+    bidirectional = runs.resolve("bidir");
     for (String file : noteFiles()) {
       NoteChecker checker = new NoteChecker(spark, Set.of());
       problems.put(file, checker.check(file, readNote(file), formValues(file)));
       results.put(file, Map.copyOf(checker.results));
     }
+  }
+
+  private void train(JavaSparkContext sc, String name, String... flags) {
+    List<String> args = new java.util.ArrayList<>(List.of("train", "--dataset", "synthetic:n=480,test=120",
+        "--model", "mlp-small", "--workers", "4", "--batch-size", "10", "--epochs", "2", "--seed", "3",
+        "--quiet", "--output", runs.resolve(name).toString()));
+    for (int i = 0; i < flags.length; i++) {
+      int at = args.indexOf(flags[i]);
+      if (at >= 0 && i + 1 < flags.length && !flags[i + 1].startsWith("--")) {
+        args.set(at + 1, flags[++i]);   // override a default above
+      } else {
+        args.add(flags[i]);
+      }
+    }
+    java.io.StringWriter err = new java.io.StringWriter();
+    int code = Main.execute(args.toArray(String[]::new), sc, new PrintWriter(new java.io.StringWriter()),
+        new PrintWriter(err, true));
+    assertEquals(0, code, "train " + args + " failed: " + err);
   }
 
   /** Each shipped note checked once, on the runs: its problems and what its paragraphs returned. */
@@ -91,7 +118,7 @@ class NotebooksTest {
   private Map<String, Object> formValues(String file) {
     return file.equals(COMPARE_NOTE)
         ? Map.of("runs", runs.toUri().toString() + "*")
-        : Map.of("runPath", bidirectional.toUri().toString());
+        : Map.of("runPath", bidirectional.toString());
   }
 
   /** Checks a (mutated) note, running only the paragraph called {@code title}. */
@@ -124,10 +151,87 @@ class NotebooksTest {
   @Test
   void compareNoteShowsTheDownlinkSavingOfBidirectionalRuns() {
     List<Row> saving = results.get(COMPARE_NOTE).get("Downlink: fraction of aggregated non-zeros kept, by workers");
-    Map<String, Double> kept = saving.stream().collect(Collectors.toMap(r -> r.getString(1), r -> r.getDouble(2)));
-    assertEquals(Set.of("bidirectional", "unidirectional", "dense"), kept.keySet());
-    assertEquals(1.0, kept.get("dense"), 1e-9);
-    assertTrue(kept.get("bidirectional") < 1.0, kept.toString());
+    Map<String, Double> byRun = saving.stream().collect(Collectors.toMap(
+        r -> r.getString(1) + " P=" + r.getInt(0), r -> r.getDouble(2)));
+    assertEquals(Set.of("bidirectional P=4", "unidirectional P=4", "dense P=4", "bidirectional P=2"), byRun.keySet());
+    // unidirectional and dense runs broadcast every aggregated non-zero; the server's TopK keeps fewer
+    assertEquals(1.0, byRun.get("dense P=4"), 1e-9);
+    assertEquals(1.0, byRun.get("unidirectional P=4"), 1e-9);
+    assertTrue(byRun.get("bidirectional P=4") < byRun.get("bidirectional P=2"), byRun.toString());
+    assertTrue(byRun.get("bidirectional P=2") < 1.0, byRun.toString());
+  }
+
+  @Test
+  void runNoteOnARunWithoutXi() throws IOException {
+    // without --xi the run has no xi field: every other column of the note must still be there and filled
+    Map<String, Object> dense = Map.of("runPath", runs.resolve("dense").toString());
+    List<String> strict = new NoteChecker(spark, Set.of()).check(RUN_NOTE, readNote(RUN_NOTE), dense);
+    assertFalse(strict.isEmpty(), "the strict check notices that xi is missing");
+    assertEquals(List.of(), strict.stream().filter(p -> !p.contains("column xi")).collect(Collectors.toList()));
+  }
+
+  @Test
+  void runsTableAgreesWithTheMetricsFiles() throws IOException {
+    List<Row> table = results.get(COMPARE_NOTE).get("Runs");
+    assertEquals(4, table.size());
+    for (String name : List.of("bidir", "unidir", "dense", "bidir-p2")) {
+      Row row = table.stream().filter(r -> r.getString(0).endsWith("(" + name + ")")).findFirst()
+          .orElseThrow(() -> new AssertionError("no row for " + name + " in " + table));
+      List<JsonNode> epochs = jsonLines(runs.resolve(name).resolve("metrics/epochs.jsonl"));
+      List<JsonNode> iterations = jsonLines(runs.resolve(name).resolve("metrics/iterations.jsonl"));
+      assertEquals(epochs.size(), row.getLong(4), name + " epochs");
+      assertEquals(100 * epochs.get(epochs.size() - 1).get("test_accuracy").asDouble(), row.getDouble(5), 1e-9);
+      // second formula: the per-iteration bytes summed must equal the last cumulative count
+      double upBytes = iterations.stream().mapToDouble(n -> n.get("up_bytes").asDouble()).sum();
+      assertEquals(upBytes / 1048576, row.getDouble(6), 1e-9, name + " uplink MiB");
+    }
+    assertTrue(table.stream().anyMatch(r -> r.getString(0).equals("bidirectional topk P=4 (bidir)")),
+        table.toString());
+    assertTrue(table.stream().anyMatch(r -> r.getString(0).equals("dense P=4 (dense)")), table.toString());
+  }
+
+  private static List<JsonNode> jsonLines(Path file) throws IOException {
+    List<JsonNode> out = new java.util.ArrayList<>();
+    for (String line : Files.readAllLines(file)) {
+      if (!line.isBlank()) {
+        out.add(JSON.readTree(line));
+      }
+    }
+    return out;
+  }
+
+  // ---- the same runs seen without Zeppelin: report.png / report.html and the report command
+
+  @Test
+  void everyRunWroteItsReport() throws IOException {
+    for (String name : List.of("bidir", "unidir", "dense", "bidir-p2")) {
+      Path dir = runs.resolve(name);
+      java.awt.image.BufferedImage png = javax.imageio.ImageIO.read(dir.resolve("report.png").toFile());
+      assertTrue(png != null && png.getWidth() > 1000 && png.getHeight() > 500, name + ": report.png");
+      String html = Files.readString(dir.resolve("report.html"));
+      assertTrue(html.contains("data:image/png;base64,") && html.contains("&quot;workers&quot;"), name);
+      assertTrue(Files.exists(dir.resolve("_SUCCESS")), name);
+    }
+  }
+
+  @Test
+  void reportCommandComparesTheRuns() throws IOException {
+    Path out = runs.resolveSibling("compare.png");
+    String list = Stream.of("bidir", "unidir", "dense").map(n -> runs.resolve(n).toString())
+        .collect(Collectors.joining(","));
+    java.io.StringWriter err = new java.io.StringWriter();
+    int code = Main.execute(new String[] {"report", "--runs", list, "--out", out.toString()}, null,
+        new PrintWriter(new java.io.StringWriter()), new PrintWriter(err, true));
+    assertEquals(0, code, err.toString());
+    java.awt.image.BufferedImage png = javax.imageio.ImageIO.read(out.toFile());
+    assertTrue(png != null && png.getWidth() > 1000, "compare.png decodes");
+
+    err = new java.io.StringWriter();
+    code = Main.execute(new String[] {"report", "--runs", runs.resolve("nope").toString(), "--out", out.toString()},
+        null, new PrintWriter(new java.io.StringWriter()), new PrintWriter(err, true));
+    assertEquals(2, code);
+    assertEquals(1, err.toString().strip().lines().count(), err.toString());
+    assertTrue(err.toString().contains("nope"), err.toString());
   }
 
   // ---- a note with a mistake must fail: mutated copies of the real notes

@@ -29,6 +29,7 @@ public final class Trainer<S> {
   private final String runId;
   private final List<RunListener> listeners;
 
+  private ResumeState driverOnly;
   private float[] master;
   private ServerAggregator server;
   private int iteration;
@@ -61,10 +62,28 @@ public final class Trainer<S> {
     return this;
   }
 
+  /**
+   * Continues from the driver's state alone: the loop starts at {@code state.iteration()} with the saved
+   * master model and server residual. Worker residuals are not part of it: they restart at zero on the
+   * executors and are counted as lost residuals in the first resumed round.
+   */
+  public Trainer<S> resumeFrom(ResumeState state) {
+    this.driverOnly = state;
+    return this;
+  }
+
   /** Runs all rounds; on success the run's executor state is dropped, on failure too (best effort). */
   public RunSummary run() {
     factory = problem.objectiveFactory();
     int dimension = factory.dimension();
+    if (resume == null && driverOnly != null) {
+      resume = Checkpoint.builder().runId(runId).seed(config.seed()).iteration(driverOnly.iteration())
+          .master(driverOnly.masterParameters())
+          .serverResidual(driverOnly.serverResidual() != null ? driverOnly.serverResidual() : new float[dimension])
+          .workerResiduals(new float[problem.workers()][])
+          .counters(driverOnly.cumulativeUpBytes(), driverOnly.cumulativeDownBytes(), driverOnly.lostResiduals(), 0)
+          .build();
+    }
     master = resume != null ? resume.master() : problem.initialParameters();
     if (master.length != dimension) {
       throw new IllegalStateException("initial parameters have " + master.length + " entries, model " + dimension);
@@ -88,6 +107,9 @@ public final class Trainer<S> {
             + resume.seed() + "; this run has " + workers + " workers, seed " + config.seed());
       }
       t0 = resume.iteration();
+      if (t0 > total) {
+        throw new IllegalArgumentException("cannot resume at iteration " + t0 + " of a run of " + total);
+      }
       cumUp = resume.cumulativeUpBytes();
       cumDown = resume.cumulativeDownBytes();
       lostResiduals = resume.lostResiduals();

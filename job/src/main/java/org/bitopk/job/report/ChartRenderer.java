@@ -151,7 +151,8 @@ final class ChartRenderer {
     styler.setMarkerSize(6);
     styler.setXAxisLogarithmic(data.logarithmicX());
     styler.setXAxisMaxLabelCount(8);
-    styler.setxAxisTickLabelsFormattingFunction(ChartRenderer::tickLabel);
+    // A formatting function would make XChart put an x tick at every data point: a pattern keeps nice ticks.
+    styler.setXAxisDecimalPattern("#,##0.####");
     styler.setyAxisTickLabelsFormattingFunction(ChartRenderer::tickLabel);
     for (ChartSeries s : data.series()) {
       double[] x = s.x();

@@ -53,6 +53,38 @@ final class Downsample {
     return out;
   }
 
+  /**
+   * A per-iteration series reduced to at most {@code maxPoints} buckets (means, or each bucket's last point
+   * for cumulative columns) plus the exact first and last points, so the line spans the run's true first
+   * and last iteration. (The end points also keep the x values from being evenly spaced, which would make
+   * XChart put its ticks on data points such as 0.5, 70.5, … instead of round numbers.)
+   *
+   * @return {x, y}
+   */
+  static double[][] series(double[] x, double[] y, int maxPoints, boolean cumulative) {
+    if (x.length != y.length) {
+      throw new IllegalArgumentException("x has " + x.length + " values, y has " + y.length);
+    }
+    if (bucketWidth(x.length, maxPoints) == 1) {
+      return new double[][] {x.clone(), y.clone()};
+    }
+    double[] bx = cumulative ? last(x, maxPoints) : mean(x, maxPoints);
+    double[] by = cumulative ? last(y, maxPoints) : mean(y, maxPoints);
+    boolean addLast = !cumulative;   // the last bucket of a cumulative series already ends at the last point
+    int n = bx.length + 1 + (addLast ? 1 : 0);
+    double[] ox = new double[n];
+    double[] oy = new double[n];
+    ox[0] = x[0];
+    oy[0] = y[0];
+    System.arraycopy(bx, 0, ox, 1, bx.length);
+    System.arraycopy(by, 0, oy, 1, by.length);
+    if (addLast) {
+      ox[n - 1] = x[x.length - 1];
+      oy[n - 1] = y[y.length - 1];
+    }
+    return new double[][] {ox, oy};
+  }
+
   static int bucketWidth(int n, int maxPoints) {
     return Math.max(1, (n + maxPoints - 1) / maxPoints);
   }

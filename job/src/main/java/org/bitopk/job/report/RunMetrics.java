@@ -157,17 +157,17 @@ public final class RunMetrics {
   }
 
   /**
-   * The compressor as written in the config (first of {@code uplink} (the job's flag name),
-   * {@code compressor}, {@code uplinkCompressor}, {@code upCompressor}), or {@code ""}.
+   * The compressor from {@code config.json} (whose keys are the train flags): {@code uplink}, followed by
+   * {@code /downlink} when a bidirectional run compresses the downlink with a different compressor; or
+   * {@code ""} when the config does not say.
    */
   public String compressor() {
-    for (String key : new String[] {"uplink", "compressor", "uplinkCompressor", "upCompressor", "uplink_compressor"}) {
-      String v = configText(key);
-      if (!v.isEmpty()) {
-        return v;
-      }
+    String up = configText("uplink");
+    String down = configText("downlink");
+    if (!up.isEmpty() && !down.isEmpty() && !down.equals(up) && "bidirectional".equals(mode())) {
+      return up + "/" + down;
     }
-    return "";
+    return up;
   }
 
   /** The label a comparison uses for this run: mode, compressor (unless dense) and worker count. */

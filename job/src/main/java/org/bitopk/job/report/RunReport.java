@@ -46,20 +46,19 @@ public final class RunReport {
 
   /**
    * The panels of a run report, in drawing order. Iteration columns are bucket-averaged to at most
-   * {@link #MAX_POINTS} points (cumulative ones keep each bucket's last value); epoch columns are kept
-   * point for point. The compression-error panel appears only when the run recorded δ or ξ.
+   * {@link #MAX_POINTS} points (cumulative ones keep each bucket's last value), plus the exact first and
+   * last iteration; epoch columns are kept point for point. The compression-error panel appears only when the run recorded δ or ξ.
    */
   public static List<ChartData> charts(RunMetrics run) {
     MetricTable it = run.iterations();
     MetricTable ep = run.epochs();
     double[] iteration = it.column("iteration");
-    double[] iterationX = Downsample.mean(iteration, MAX_POINTS);
     double[] epochIteration = ep.column("iteration");
     double[] epoch = ep.column("epoch");
 
     List<ChartData> panels = new ArrayList<>();
     panels.add(ChartData.of("Loss", "iteration", "cross-entropy loss", List.of(
-        ChartSeries.of("training minibatch loss", iterationX, Downsample.mean(it.column("loss"), MAX_POINTS)),
+        perIteration("training minibatch loss", iteration, it.column("loss")),
         ChartSeries.of("train loss (epoch)", epochIteration, ep.column("train_loss")),
         ChartSeries.of("test loss (epoch)", epochIteration, ep.column("test_loss")))));
     panels.add(ChartData.of("Test accuracy", "epoch", "test accuracy (%)", List.of(
@@ -68,35 +67,44 @@ public final class RunReport {
         List.of(ChartSeries.of("test accuracy", scale(add(ep.column("cum_up_bytes"), ep.column("cum_down_bytes")),
             1 / MIB), scale(ep.column("test_accuracy"), 100.0)))));
     panels.add(ChartData.of("Bytes per iteration", "iteration", "KiB per iteration", List.of(
-        ChartSeries.of("uplink (sum over workers)", iterationX,
-            Downsample.mean(scale(it.column("up_bytes"), 1 / KIB), MAX_POINTS)),
-        ChartSeries.of("downlink (one broadcast)", iterationX,
-            Downsample.mean(scale(it.column("down_bytes"), 1 / KIB), MAX_POINTS)))));
-    double[] lastIteration = Downsample.last(iteration, MAX_POINTS);
+        perIteration("uplink (sum over workers)", iteration, scale(it.column("up_bytes"), 1 / KIB)),
+        perIteration("downlink (one broadcast)", iteration, scale(it.column("down_bytes"), 1 / KIB)))));
     panels.add(ChartData.of("Cumulative bytes", "iteration", "cumulative MiB", List.of(
-        ChartSeries.of("uplink", lastIteration,
-            Downsample.last(scale(cumulativeSum(it.column("up_bytes")), 1 / MIB), MAX_POINTS)),
-        ChartSeries.of("downlink", lastIteration,
-            Downsample.last(scale(cumulativeSum(it.column("down_bytes")), 1 / MIB), MAX_POINTS)))));
+        cumulative("uplink", iteration, scale(cumulativeSum(it.column("up_bytes")), 1 / MIB)),
+        cumulative("downlink", iteration, scale(cumulativeSum(it.column("down_bytes")), 1 / MIB)))));
     panels.add(ChartData.of("Kept coordinates k", "iteration", "k (uplink: mean per worker)", List.of(
-        ChartSeries.reference("up target", iterationX, Downsample.mean(it.column("up_target_k"), MAX_POINTS)),
-        ChartSeries.of("up achieved", iterationX, Downsample.mean(it.column("up_achieved_k"), MAX_POINTS)),
-        ChartSeries.reference("down target", iterationX, Downsample.mean(it.column("down_target_k"), MAX_POINTS)),
-        ChartSeries.of("down achieved", iterationX,
-            Downsample.mean(it.column("down_achieved_k"), MAX_POINTS)))));
+        reference("up target", iteration, it.column("up_target_k")),
+        perIteration("up achieved", iteration, it.column("up_achieved_k")),
+        reference("down target", iteration, it.column("down_target_k")),
+        perIteration("down achieved", iteration, it.column("down_achieved_k")))));
     panels.add(ChartData.of("Time per iteration", "iteration", "time (ms)", List.of(
-        ChartSeries.of("gradient", iterationX, Downsample.mean(it.column("time_gradient_ms"), MAX_POINTS)),
-        ChartSeries.of("compress", iterationX, Downsample.mean(it.column("time_compress_ms"), MAX_POINTS)),
-        ChartSeries.of("aggregate", iterationX, Downsample.mean(it.column("time_aggregate_ms"), MAX_POINTS)),
-        ChartSeries.of("broadcast", iterationX, Downsample.mean(it.column("time_broadcast_ms"), MAX_POINTS)),
-        ChartSeries.of("total", iterationX, Downsample.mean(it.column("time_total_ms"), MAX_POINTS)))));
+        perIteration("gradient", iteration, it.column("time_gradient_ms")),
+        perIteration("compress", iteration, it.column("time_compress_ms")),
+        perIteration("aggregate", iteration, it.column("time_aggregate_ms")),
+        perIteration("broadcast", iteration, it.column("time_broadcast_ms")),
+        perIteration("total", iteration, it.column("time_total_ms")))));
     if (it.hasValues("delta_up") || it.hasValues("delta_down") || it.hasValues("xi")) {
       panels.add(ChartData.of("Compression error", "iteration", "relative error (ratio)", List.of(
-          ChartSeries.of("δ up", iterationX, Downsample.mean(it.column("delta_up"), MAX_POINTS)),
-          ChartSeries.of("δ down", iterationX, Downsample.mean(it.column("delta_down"), MAX_POINTS)),
-          ChartSeries.of("ξ", iterationX, Downsample.mean(it.column("xi"), MAX_POINTS)))));
+          perIteration("δ up", iteration, it.column("delta_up")),
+          perIteration("δ down", iteration, it.column("delta_down")),
+          perIteration("ξ", iteration, it.column("xi")))));
     }
     return panels;
+  }
+
+  private static ChartSeries perIteration(String name, double[] iteration, double[] values) {
+    double[][] xy = Downsample.series(iteration, values, MAX_POINTS, false);
+    return ChartSeries.of(name, xy[0], xy[1]);
+  }
+
+  private static ChartSeries reference(String name, double[] iteration, double[] values) {
+    double[][] xy = Downsample.series(iteration, values, MAX_POINTS, false);
+    return ChartSeries.reference(name, xy[0], xy[1]);
+  }
+
+  private static ChartSeries cumulative(String name, double[] iteration, double[] values) {
+    double[][] xy = Downsample.series(iteration, values, MAX_POINTS, true);
+    return ChartSeries.of(name, xy[0], xy[1]);
   }
 
   /** One-line facts shown under the title of the picture and in the HTML page. */

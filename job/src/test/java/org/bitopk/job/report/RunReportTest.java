@@ -70,6 +70,10 @@ class RunReportTest {
     assertEquals("topk", run.compressor());
     assertEquals("bidirectional topk P=4", run.label());
     assertEquals("dense P=4", read("dense").label());
+    var config = run.config();
+    config.put("downlink", "gaussiank");
+    RunMetrics mixed = RunMetrics.of("mixed", config, run.iterations(), run.epochs());
+    assertEquals("bidirectional topk/gaussiank P=4", mixed.label());
     // xi is written on even iterations only: absent lines read as NaN
     double[] xi = run.iterations().column("xi");
     assertTrue(Double.isNaN(xi[0]));
@@ -148,10 +152,15 @@ class RunReportTest {
     RunMetrics run = RunMetrics.of("mem", null, MetricTable.parse("mem", lines), MetricTable.parse("mem", List.of()));
     ChartSeries loss = panel(RunReport.charts(run), "Loss").series("training minibatch loss").orElseThrow();
     int width = (n + RunReport.MAX_POINTS - 1) / RunReport.MAX_POINTS;   // 3 iterations per point
-    assertEquals((n + width - 1) / width, loss.size());
-    assertTrue(loss.size() <= RunReport.MAX_POINTS);
+    int buckets = (n + width - 1) / width;
+    assertEquals(buckets + 2, loss.size(), "bucket means plus the exact first and last iteration");
+    assertTrue(buckets <= RunReport.MAX_POINTS);
+    assertEquals(1, loss.x()[0], 0);
+    assertEquals(2, loss.y()[0], 0);
+    assertEquals(n, loss.x()[buckets + 1], 0);
+    assertEquals(2 * n, loss.y()[buckets + 1], 0);
     // brute force: bucket b holds iterations b*width+1 .. (b+1)*width
-    for (int b = 0; b < loss.size(); b++) {
+    for (int b = 0; b < buckets; b++) {
       double sumX = 0;
       double sumY = 0;
       int count = 0;
@@ -160,12 +169,15 @@ class RunReportTest {
         sumY += 2 * i;
         count++;
       }
-      assertEquals(sumX / count, loss.x()[b], 1e-9);
-      assertEquals(sumY / count, loss.y()[b], 1e-9);
+      assertEquals(sumX / count, loss.x()[b + 1], 1e-9);
+      assertEquals(sumY / count, loss.y()[b + 1], 1e-9);
     }
     ChartSeries cum = panel(RunReport.charts(run), "Cumulative bytes").series("uplink").orElseThrow();
+    assertEquals(buckets + 1, cum.size(), "each bucket's last point plus the first iteration");
+    assertEquals(1024 / MIB, cum.y()[0], 1e-12);
     assertEquals(n * 1024 / MIB, cum.y()[cum.size() - 1], 1e-12);   // the last bucket ends at the total
     assertEquals(n, cum.x()[cum.size() - 1], 0);
+    assertEquals(3 * 1024 / MIB, cum.y()[1], 1e-12);   // end of the first bucket of 3 iterations
   }
 
   @Test
@@ -181,7 +193,7 @@ class RunReportTest {
 
     String html = Files.readString(dir.resolve(RunReport.HTML), StandardCharsets.UTF_8);
     assertTrue(html.contains("src=\"data:image/png;base64,"), "the page embeds the picture");
-    assertTrue(html.contains("&quot;compressor&quot; : &quot;topk&quot;"), "the page shows config.json");
+    assertTrue(html.contains("&quot;uplink&quot; : &quot;topk&quot;"), "the page shows config.json");
     assertTrue(html.contains("final test accuracy 75.00 %"), html);
   }
 
