@@ -33,8 +33,9 @@ public final class TrainCommand implements Callable<Integer> {
           + "flags on the command line override it. A run's config.json works as is.")
   String config;
 
-  @Option(names = "--master", paramLabel = "URL", description = "Spark master (default: ${DEFAULT-VALUE}).")
-  String master = "local[*]";
+  @Option(names = "--master", paramLabel = "URL",
+      description = "Spark master (default: the one spark-submit sets, else local[*]).")
+  String master;
 
   @Option(names = "--dataset", paramLabel = "NAME",
       description = "fashion-mnist, mnist, cifar10, synthetic or counterexample (Zou's 3 quadratics, d = 100) "
@@ -158,7 +159,7 @@ public final class TrainCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--split: expected iid or non-iid, got '" + split + "'");
     }
     TrainingConfig.Builder b = TrainingConfig.builder()
-        .master(master).dataset(dataset).data(data).model(model).mode(mode).uplink(uplink).downlink(downlink)
+        .dataset(dataset).data(data).model(model).mode(mode).uplink(uplink).downlink(downlink)
         .densityUp(densityUp).densityDown(densityDown).lrDecay(lrDecay).momentum(momentum)
         .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
         .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
@@ -166,6 +167,9 @@ public final class TrainCommand implements Callable<Integer> {
         .xi(xi).quiet(quiet);
     if (workers != null) {
       b.workers(workers);
+    }
+    if (master != null) {
+      b.master(master);
     }
     if (lr != null) {
       b.learningRate(lr);

@@ -114,6 +114,7 @@ public final class TrainingConfig {
     return COUNTEREXAMPLE.equals(dataset);
   }
 
+  /** Spark master URL, or null: the one spark-submit set, else local[*]. */
   public String master() { return master; }
   public String dataset() { return dataset; }
   /** Data directory URI, or null for the dataset's default location. */
@@ -169,7 +170,7 @@ public final class TrainingConfig {
 
   /** Validating builder; every setter names its flag in the error message. */
   public static final class Builder {
-    private String master = "local[*]";
+    private String master;
     private String dataset = "fashion-mnist";
     private String data;
     private ModelArchitecture model;

@@ -69,11 +69,11 @@ class ClosureSizeTest {
       snapshot.destroy();
 
       int partition = serializedSize(problem.shards().partitions().get(0));
-      assertTrue(partition < 2 * 1024, "serialized partition of the pinned worker RDD: " + partition + " bytes");
+      assertTrue(partition < 2 * 1024, "serialized partition of the worker RDD: " + partition + " bytes");
     }
-    // Control: without pinning, the partition object of a parallelized RDD holds the whole shard.
+    // Control: the partition object of a parallelized RDD of shards holds the whole shard.
     JavaRDD<WorkerShard> raw = WorkerShardRdd.create(sc, ShardSplitter.iid(data.train(), 2, 1));
     int rawSize = serializedSize(raw.partitions().get(0));
-    assertTrue(rawSize > 1_000_000, "control: unpinned partition is " + rawSize + " bytes");
+    assertTrue(rawSize > 1_000_000, "control: parallelized partition is " + rawSize + " bytes");
   }
 }

@@ -28,6 +28,7 @@ public final class Trainer<S> {
   private final String runId;
   private final List<RunListener> listeners;
 
+  private ResumeState resume;
   private float[] master;
   private ServerAggregator server;
   private int iteration;
@@ -45,11 +46,28 @@ public final class Trainer<S> {
     this.listeners = List.copyOf(listeners);
   }
 
+  /**
+   * Continues a checkpointed run instead of starting from x_0: the loop starts at {@code state.iteration()}
+   * with the saved master model and server residual. Worker residuals are not part of it: they restart at
+   * zero on the executors and are counted as lost residuals in the first resumed round.
+   */
+  public Trainer<S> resumeFrom(ResumeState state) {
+    this.resume = state;
+    return this;
+  }
+
   /** Runs all rounds; on success the run's executor state is dropped, on failure too (best effort). */
   public RunSummary run() {
     ObjectiveFactory<S> factory = problem.objectiveFactory();
     int dimension = factory.dimension();
-    master = problem.initialParameters();
+    master = resume != null ? resume.masterParameters() : problem.initialParameters();
+    int first = resume != null ? resume.iteration() : 0;
+    if (resume != null) {
+      cumUp = resume.cumulativeUpBytes();
+      cumDown = resume.cumulativeDownBytes();
+      lostResiduals = resume.lostResiduals();
+    }
+    iteration = first;
     if (master.length != dimension) {
       throw new IllegalStateException("initial parameters have " + master.length + " entries, model " + dimension);
     }
@@ -65,11 +83,15 @@ public final class Trainer<S> {
     UplinkSettings uplink = new UplinkSettings(config.uplink(), upK, mode != Mode.DENSE, (float) config.momentum(),
         config.seed());
     CompressorSpec downSpec = mode == Mode.BIDIRECTIONAL ? config.downlink() : null;
-    server = new ServerAggregator(dimension, workers, downSpec, downK, config.seed(), factory.statisticsIndices(), null);
+    server = new ServerAggregator(dimension, workers, downSpec, downK, config.seed(), factory.statisticsIndices(),
+        resume != null ? resume.serverResidual() : null);
     JavaRDD<S> shards = problem.shards();
     DriverView view = new DriverView();
     long started = System.nanoTime();
-    double[] iterationMs = new double[(int) Math.min(total, Integer.MAX_VALUE - 8)];
+    if (first > total) {
+      throw new IllegalArgumentException("cannot resume at iteration " + first + " of a run of " + total);
+    }
+    double[] iterationMs = new double[(int) Math.min(total - first, Integer.MAX_VALUE - 8)];
     double epochLossSum = 0;
     int epochRounds = 0;
     double lastTrainLoss = Double.NaN;
@@ -77,11 +99,11 @@ public final class Trainer<S> {
     Double lastGap = null;
     int epochsDone = 0;
     try (DownlinkWindow window = new DownlinkWindow(sc, config.updateWindow(), config.snapshotEvery())) {
-      window.start(0, master);
+      window.start(first, master);
       for (RunListener l : listeners) {
         l.onStart(view);
       }
-      for (long tl = 0; tl < total; tl++) {
+      for (long tl = first; tl < total; tl++) {
         int t = Math.toIntExact(tl);
         long start = System.nanoTime();
         int epochIndex = t / perEpoch;
@@ -138,7 +160,7 @@ public final class Trainer<S> {
         lostResiduals += lost;
         resyncs += resync;
         double totalMs = (published - start) / 1e6;
-        iterationMs[t] = totalMs;
+        iterationMs[t - first] = totalMs;
         IterationRecord record = new IterationRecord(runId, mode.cliName(), workers, t, epochIndex + 1, loss, lr,
             upBytes, round.encoded().length, round.upNnz(), round.update().nnz(), round.aggregateNnz(), upK,
             achieved / workers, round.downTargetK(), round.downAchievedK(), deltaUp, round.deltaDown(), round.xi(),
@@ -172,7 +194,7 @@ public final class Trainer<S> {
         }
       }
       Double finalGap = problem.optimalityGap(master);
-      double[] sorted = Arrays.copyOf(iterationMs, (int) Math.min(total, iterationMs.length));
+      double[] sorted = iterationMs.clone();
       Arrays.sort(sorted);
       double median = sorted.length == 0 ? 0 : sorted[sorted.length / 2];
       RunSummary summary = new RunSummary(runId, problem.name(), mode.cliName(), workers, dimension, total,

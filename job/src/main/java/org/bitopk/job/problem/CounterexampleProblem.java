@@ -21,6 +21,7 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
   public static final int DIMENSION = 100;
   public static final float[] CENTERS = {1f, 5f, 10f};
 
+  private final WorkerPartitions<QuadraticShard> partitions;
   private final JavaRDD<QuadraticShard> shards;
   private final long seed;
 
@@ -30,7 +31,8 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
     for (int i = 0; i < CENTERS.length; i++) {
       list.add(new QuadraticShard(i, CENTERS[i]));
     }
-    this.shards = WorkerPartitions.pin(sc.parallelize(list, list.size()));
+    this.partitions = WorkerPartitions.distribute(sc, list, "counterexample workers");
+    this.shards = partitions.rdd();
   }
 
   @Override
@@ -121,6 +123,6 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
 
   @Override
   public void close() {
-    shards.unpersist(false);
+    partitions.close();
   }
 }

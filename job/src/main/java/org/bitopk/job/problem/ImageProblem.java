@@ -11,7 +11,6 @@ import org.bitopk.datasets.LabeledImages;
 import org.bitopk.datasets.ShardSplitter;
 import org.bitopk.datasets.TrainTest;
 import org.bitopk.datasets.WorkerShard;
-import org.bitopk.datasets.WorkerShardRdd;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.util.ModelSerializer;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -23,6 +22,7 @@ public final class ImageProblem implements TrainingProblem<WorkerShard> {
 
   private final String name;
   private final LabeledImages test;
+  private final WorkerPartitions<WorkerShard> partitions;
   private final JavaRDD<WorkerShard> shards;
   private final int workers;
   private final int iterationsPerEpoch;
@@ -51,11 +51,13 @@ public final class ImageProblem implements TrainingProblem<WorkerShard> {
           + train.count() / workers + " examples for " + workers + " workers)");
     }
     this.iterationsPerEpoch = rounds;
-    JavaRDD<WorkerShard> rdd = WorkerShardRdd.create(sc, list);
-    if (rdd.getNumPartitions() != workers) {
-      throw new IllegalStateException("worker RDD has " + rdd.getNumPartitions() + " partitions for " + workers + " workers");
+    for (int i = 0; i < list.size(); i++) {
+      if (list.get(i).workerId() != i) {
+        throw new IllegalStateException("shard " + i + " belongs to worker " + list.get(i).workerId());
+      }
     }
-    this.shards = WorkerPartitions.pin(rdd);
+    this.partitions = WorkerPartitions.distribute(sc, list, "worker shards (" + workers + " workers)");
+    this.shards = partitions.rdd();
     boolean augment = "cifar10".equals(dataset);
     this.factory = new NetworkObjectiveFactory(architecture, train.channels(), train.height(), train.width(),
         train.numClasses(), batchSize, seed, augment);
@@ -142,6 +144,6 @@ public final class ImageProblem implements TrainingProblem<WorkerShard> {
 
   @Override
   public void close() {
-    shards.unpersist(false);
+    partitions.close();
   }
 }

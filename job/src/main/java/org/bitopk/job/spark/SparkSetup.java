@@ -8,19 +8,28 @@ public final class SparkSetup {
   private SparkSetup() {}
 
   /**
-   * Kryo with the job's registrator; UI off and loopback binding for local masters; WARN logging (INFO logging
+   * @param master the master URL, or null for spark-submit's (spark.master), else local[*]
+   *
+   * <p>Kryo with the job's registrator; UI off and loopback binding for local masters; WARN logging (INFO logging
    * costs measurable time per job); OMP_NUM_THREADS=1 for executors because Spark already runs one task per
-   * core and ND4J's OpenMP threads would oversubscribe them.
+   * core and ND4J's OpenMP threads would oversubscribe them. Broadcasts are not compressed: the per-iteration
+   * update is already SparseCodec-packed (LZ4 would only cost a codec and a copy per iteration) and the dense
+   * snapshot's float bits hardly compress.
    */
   public static SparkConf conf(String master) {
-    SparkConf conf = new SparkConf()
-        .setMaster(master)
-        .setAppName("bitopk")
+    SparkConf conf = new SparkConf();
+    if (master != null) {
+      conf.setMaster(master);
+    } else {
+      conf.setIfMissing("spark.master", "local[*]"); // spark-submit's --master arrives as spark.master
+    }
+    conf.setIfMissing("spark.app.name", "bitopk")
         .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
         .set("spark.kryo.registrator", BitopkKryoRegistrator.class.getName())
-        .set("spark.kryoserializer.buffer.max", "512m")
-        .set("spark.executorEnv.OMP_NUM_THREADS", "1");
-    if (master.startsWith("local")) {
+        .set("spark.kryoserializer.buffer.max", "2047m")
+        .set("spark.executorEnv.OMP_NUM_THREADS", "1")
+        .set("spark.broadcast.compress", "false");
+    if (conf.get("spark.master").startsWith("local")) {
       conf.setIfMissing("spark.ui.enabled", "false")
           .setIfMissing("spark.driver.host", "127.0.0.1")
           .setIfMissing("spark.driver.bindAddress", "127.0.0.1");
