@@ -34,12 +34,17 @@ final class ConfigFile implements CommandLine.IDefaultValueProvider {
 
   /** Finds {@code --config X} or {@code --config=X} in raw arguments; null when absent. */
   static String locate(String[] args) {
+    return locate(args, "--config");
+  }
+
+  /** Finds {@code FLAG X} or {@code FLAG=X} in raw arguments; null when absent. */
+  static String locate(String[] args, String flag) {
     for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--config") && i + 1 < args.length) {
+      if (args[i].equals(flag) && i + 1 < args.length) {
         return args[i + 1];
       }
-      if (args[i].startsWith("--config=")) {
-        return args[i].substring("--config=".length());
+      if (args[i].startsWith(flag + "=")) {
+        return args[i].substring(flag.length() + 1);
       }
     }
     return null;
@@ -51,6 +56,11 @@ final class ConfigFile implements CommandLine.IDefaultValueProvider {
    * @throws IllegalArgumentException naming the file and the problem
    */
   static ConfigFile load(String uri, CommandLine.Model.CommandSpec spec) {
+    return load(uri, spec, Set.of());
+  }
+
+  /** As {@link #load(String, CommandLine.Model.CommandSpec)}, skipping the keys in {@code ignored}. */
+  static ConfigFile load(String uri, CommandLine.Model.CommandSpec spec, Set<String> ignored) {
     Map<String, String> values = new LinkedHashMap<>();
     try {
       Path path = new Path(uri);
@@ -85,6 +95,7 @@ final class ConfigFile implements CommandLine.IDefaultValueProvider {
     } catch (IOException e) {
       throw new IllegalArgumentException("--config: cannot read " + uri + ": " + e.getMessage(), e);
     }
+    values.keySet().removeAll(ignored);
     for (String key : values.keySet()) {
       OptionSpec option = spec.findOption("--" + key);
       if (option == null || key.equals("config")) {

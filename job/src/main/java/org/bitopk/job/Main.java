@@ -43,7 +43,8 @@ public final class Main {
     });
     root.setExecutionExceptionHandler((ex, cl, parsed) -> {
       cl.getErr().println("bitopk: " + describe(ex));
-      if (!(ex instanceof IllegalArgumentException)) {
+      if (!(ex instanceof IllegalArgumentException
+          || ex instanceof org.bitopk.job.engine.TrainingDivergedException)) {
         ex.printStackTrace(cl.getErr());
         cl.getErr().println("bitopk: " + describe(ex));
       }
@@ -51,11 +52,22 @@ public final class Main {
     });
     CommandLine train = root.getSubcommands().get("train");
     String configFile = report ? null : ConfigFile.locate(effective);
+    String resumeDir = report ? null : ConfigFile.locate(effective, "--resume");
+    java.util.Set<String> ignored = java.util.Set.of();
+    if (configFile == null && resumeDir != null) {
+      // --resume DIR reads DIR/config.json; where it ran and where it wrote are decided anew.
+      configFile = resumeDir.replaceAll("/+$", "") + "/config.json";
+      ignored = java.util.Set.of("master", "output", "overwrite");
+    }
     if (configFile != null) {
       try {
-        train.setDefaultValueProvider(ConfigFile.load(configFile, train.getCommandSpec()));
+        train.setDefaultValueProvider(ConfigFile.load(configFile, train.getCommandSpec(), ignored));
       } catch (IllegalArgumentException e) {
-        err.println("bitopk: " + e.getMessage() + " (see --help)");
+        String message = e.getMessage();
+        if (!ignored.isEmpty()) {
+          message = message.replaceFirst("^--config:", "--resume:");
+        }
+        err.println("bitopk: " + message + " (see --help)");
         return CommandLine.ExitCode.USAGE;
       }
     }

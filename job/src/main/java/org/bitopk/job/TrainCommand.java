@@ -139,6 +139,17 @@ public final class TrainCommand implements Callable<Integer> {
       + "(ships dense vectors: slow, for diagnostics).")
   boolean xi;
 
+  @Option(names = "--checkpoint-every", paramLabel = "N",
+      description = "Every N iterations, write a checkpoint (model, server and worker residuals, counters) to "
+          + "<output>/checkpoints, atomically; the newest two are kept; 0 = never (default: ${DEFAULT-VALUE}).")
+  int checkpointEvery = DEFAULTS.checkpointEvery();
+
+  @Option(names = "--resume", paramLabel = "DIR",
+      description = "Continue the unfinished run in DIR from its newest intact checkpoint, with the settings of "
+          + "DIR/config.json (flags given here override them; the ones that change the arithmetic must match). "
+          + "In deterministic settings the result equals the uninterrupted run bit for bit.")
+  String resume;
+
   @Option(names = "--quiet", description = "No progress bar (it is also off when stderr is not a terminal).")
   boolean quiet;
 
@@ -164,7 +175,14 @@ public final class TrainCommand implements Callable<Integer> {
         .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
         .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
         .consistencyCheckEvery(consistencyCheckEvery).snapshotEvery(snapshotEvery).updateWindow(updateWindow)
-        .xi(xi).quiet(quiet);
+        .xi(xi).quiet(quiet).checkpointEvery(checkpointEvery);
+    if (resume != null) {
+      if (output != null && !output.equals(resume)) {
+        throw new IllegalArgumentException("--resume: continues the run in " + resume + " in place; --output "
+            + output + " cannot differ");
+      }
+      b.output(resume).overwrite(false).resume(true);
+    }
     if (workers != null) {
       b.workers(workers);
     }

@@ -39,6 +39,8 @@ public final class TrainingConfig {
   private final int updateWindow;
   private final boolean xi;
   private final boolean quiet;
+  private final int checkpointEvery;
+  private final boolean resume;
 
   private TrainingConfig(Builder b) {
     this.master = b.master;
@@ -67,6 +69,11 @@ public final class TrainingConfig {
     this.updateWindow = b.updateWindow;
     this.xi = b.xi;
     this.quiet = b.quiet;
+    this.checkpointEvery = b.checkpointEvery;
+    this.resume = b.resume;
+    if (resume && output == null) {
+      throw new IllegalArgumentException("--resume: needs the run directory to continue");
+    }
     if (COUNTEREXAMPLE.equals(dataset) && workers != 3) {
       throw new IllegalArgumentException("--workers: the counterexample has exactly 3 workers, got " + workers);
     }
@@ -107,6 +114,7 @@ public final class TrainingConfig {
     m.put("snapshot-every", snapshotEvery);
     m.put("update-window", updateWindow);
     m.put("xi", xi);
+    m.put("checkpoint-every", checkpointEvery);
     return m;
   }
 
@@ -116,6 +124,10 @@ public final class TrainingConfig {
 
   /** Spark master URL, or null: the one spark-submit set, else local[*]. */
   public String master() { return master; }
+  /** Rounds between checkpoints; 0 = no checkpoints. */
+  public int checkpointEvery() { return checkpointEvery; }
+  /** True when continuing the run in {@link #output()} from its newest checkpoint. */
+  public boolean resume() { return resume; }
   public String dataset() { return dataset; }
   /** Data directory URI, or null for the dataset's default location. */
   public String data() { return data; }
@@ -165,6 +177,7 @@ public final class TrainingConfig {
     b.epochs = epochs; b.maxIterations = maxIterations; b.nonIid = nonIid; b.seed = seed; b.output = output;
     b.overwrite = overwrite; b.evalEvery = evalEvery; b.consistencyCheckEvery = consistencyCheckEvery;
     b.snapshotEvery = snapshotEvery; b.updateWindow = updateWindow; b.xi = xi; b.quiet = quiet;
+    b.checkpointEvery = checkpointEvery; b.resume = resume;
     return b;
   }
 
@@ -196,6 +209,8 @@ public final class TrainingConfig {
     private int updateWindow = 32;
     private boolean xi;
     private boolean quiet;
+    private int checkpointEvery;
+    private boolean resume;
 
     private Builder() {}
 
@@ -271,6 +286,12 @@ public final class TrainingConfig {
     public Builder updateWindow(int v) { updateWindow = atLeast("--update-window", v, 1); return this; }
     public Builder xi(boolean v) { xi = v; return this; }
     public Builder quiet(boolean v) { quiet = v; return this; }
+
+    /** Every N rounds, write a checkpoint to output/checkpoints (0 = never). */
+    public Builder checkpointEvery(int v) { checkpointEvery = atLeast("--checkpoint-every", v, 0); return this; }
+
+    /** Continue the run in {@link #output} from its newest intact checkpoint instead of starting afresh. */
+    public Builder resume(boolean v) { resume = v; return this; }
 
     public TrainingConfig build() {
       return new TrainingConfig(this);

@@ -12,6 +12,10 @@ import java.util.UUID;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.datasets.TrainTest;
+import org.bitopk.job.checkpoint.Checkpoint;
+import org.bitopk.job.checkpoint.CheckpointListener;
+import org.bitopk.job.checkpoint.CheckpointStore;
+import org.bitopk.job.checkpoint.ConfigDigest;
 import org.bitopk.job.engine.RunListener;
 import org.bitopk.job.engine.RunSummary;
 import org.bitopk.job.engine.Trainer;
@@ -28,6 +32,8 @@ import org.bitopk.job.report.RunReport;
  * summary and {@code _SUCCESS}. The CLI and the tests both go through here.
  */
 public final class TrainingRun {
+  /** The newest checkpoints kept; two, so a damaged newest one still leaves one to resume from. */
+  static final int CHECKPOINTS_KEPT = 2;
   private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
   /** What a finished run produced. */
@@ -49,8 +55,13 @@ public final class TrainingRun {
   public static Result execute(JavaSparkContext sc, TrainingConfig config, boolean progress,
       List<RunListener> extraListeners) throws IOException {
     String output = config.output() != null ? config.output() : defaultOutput();
-    try (RunDirectory dir = RunDirectory.create(output, config.overwrite(), sc.hadoopConfiguration())) {
-      String runId = dir.path().getName() + "-" + UUID.randomUUID().toString().substring(0, 8);
+    String digest = ConfigDigest.of(config.toFlags());
+    Checkpoint resumeFrom = config.resume() ? latestCheckpoint(output, digest, sc) : null;
+    try (RunDirectory dir = resumeFrom != null
+        ? RunDirectory.resume(output, resumeFrom.iteration(), sc.hadoopConfiguration())
+        : RunDirectory.create(output, config.overwrite(), sc.hadoopConfiguration())) {
+      String runId = resumeFrom != null ? resumeFrom.runId()
+          : dir.path().getName() + "-" + UUID.randomUUID().toString().substring(0, 8);
       try (TrainingProblem<?> problem = problem(sc, config)) {
         long perEpoch = problem.iterationsPerEpoch();
         long total = config.epochs() * perEpoch;
@@ -70,17 +81,26 @@ public final class TrainingRun {
         resolved.put("default_parallelism", sc.defaultParallelism());
         resolved.put("started", Instant.now().toString());
         written.put("resolved", resolved);
-        dir.writeConfig(written);
+        if (resumeFrom == null) {
+          dir.writeConfig(written);   // a resumed run keeps the config.json it started with
+        } else if (resumeFrom.iteration() > total) {
+          throw new IllegalArgumentException("--resume: the checkpoint is at iteration " + resumeFrom.iteration()
+              + ", beyond this run's " + total + " iterations");
+        }
 
         List<RunListener> listeners = new ArrayList<>();
         listeners.add(dir);
+        if (config.checkpointEvery() > 0) {
+          listeners.add(new CheckpointListener(CheckpointStore.in(dir.fileSystem(), dir.path(), CHECKPOINTS_KEPT),
+              config.checkpointEvery(), total, digest, dir::sync));
+        }
         ProgressDisplay display = progress ? new ProgressDisplay(total) : null;
         if (display != null) {
           listeners.add(display);
         }
         listeners.addAll(extraListeners);
         try {
-          return run(sc, config, problem, runId, listeners, dir);
+          return run(sc, config, problem, runId, listeners, dir, resumeFrom);
         } finally {
           if (display != null) {
             display.close();
@@ -91,11 +111,15 @@ public final class TrainingRun {
   }
 
   private static <S> Result run(JavaSparkContext sc, TrainingConfig config, TrainingProblem<S> problem,
-      String runId, List<RunListener> listeners, RunDirectory dir) throws IOException {
+      String runId, List<RunListener> listeners, RunDirectory dir, Checkpoint resumeFrom) throws IOException {
     ModelSaver saver = new ModelSaver(problem, dir);
     List<RunListener> all = new ArrayList<>(listeners);
     all.add(saver);
-    RunSummary summary = new Trainer<>(sc, config, problem, runId, all).run();
+    Trainer<S> trainer = new Trainer<>(sc, config, problem, runId, all);
+    if (resumeFrom != null) {
+      trainer.resumeFrom(resumeFrom);
+    }
+    RunSummary summary = trainer.run();
     String text = SummaryText.render(summary, dir.path().toString(), saver.file);
     dir.writeText("summary.txt", text);
     dir.close(); // the metrics must be complete on disk before the report reads them
@@ -132,6 +156,26 @@ public final class TrainingRun {
         throw new java.io.UncheckedIOException("cannot save the model into " + dir.path(), e);
       }
     }
+  }
+
+  /**
+   * The newest intact checkpoint of the unfinished run in {@code output}, checked against this run's settings.
+   *
+   * @throws IllegalArgumentException naming the directory when there is nothing to resume or the settings differ
+   */
+  private static Checkpoint latestCheckpoint(String output, String digest, JavaSparkContext sc) throws IOException {
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(output);
+    org.apache.hadoop.fs.FileSystem fs = path.getFileSystem(sc.hadoopConfiguration());
+    path = fs.makeQualified(path);
+    RunDirectory.requireResumable(fs, path);
+    CheckpointStore store = CheckpointStore.in(fs, path, CHECKPOINTS_KEPT);
+    Checkpoint checkpoint = store.latest().orElseThrow(() -> new IllegalArgumentException("--resume: no intact "
+        + "checkpoint in " + store.directory() + " (checkpoints are written with --checkpoint-every N)"));
+    if (!checkpoint.configDigest().equals(digest)) {
+      throw new IllegalArgumentException("--resume: settings differ from the checkpointed run's: "
+          + ConfigDigest.differences(checkpoint.configDigest(), digest));
+    }
+    return checkpoint;
   }
 
   static TrainingProblem<?> problem(JavaSparkContext sc, TrainingConfig config) {

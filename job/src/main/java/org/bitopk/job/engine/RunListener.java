@@ -12,6 +12,13 @@ public interface RunListener {
 
   default void onEpoch(EpochRecord record, DriverState state) {}
 
+  /**
+   * At the end of every round, after its iteration record and (when the round ended an epoch) its epoch
+   * record: a consistent cut where {@code state.iteration()} rounds are done and nothing of the next one has
+   * started, so a checkpoint taken here resumes exactly.
+   */
+  default void afterRound(DriverState state) {}
+
   /** After the last iteration and the final evaluation, before the executor state is dropped. */
   default void onFinish(RunSummary summary, DriverState state) {}
 }

@@ -34,6 +34,10 @@ final class RunState {
     return workers.get(workerId);
   }
 
+  void forgetWorker(int workerId) {
+    workers.remove(workerId);
+  }
+
   WorkerState createWorker(int workerId, Supplier<WorkerState> supplier) {
     return workers.computeIfAbsent(workerId, id -> supplier.get());
   }

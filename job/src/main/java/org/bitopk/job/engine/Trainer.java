@@ -10,6 +10,7 @@ import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.Density;
 import org.bitopk.job.Mode;
 import org.bitopk.job.TrainingConfig;
+import org.bitopk.job.checkpoint.Checkpoint;
 import org.bitopk.job.problem.Evaluation;
 import org.bitopk.job.problem.ObjectiveFactory;
 import org.bitopk.job.problem.TrainingProblem;
@@ -28,7 +29,7 @@ public final class Trainer<S> {
   private final String runId;
   private final List<RunListener> listeners;
 
-  private ResumeState resume;
+  private ResumeState driverOnly;
   private float[] master;
   private ServerAggregator server;
   private int iteration;
@@ -36,6 +37,11 @@ public final class Trainer<S> {
   private long cumDown;
   private long lostResiduals;
   private long resyncs;
+  private double epochLossSum;
+  private int epochRounds;
+  private JavaRDD<S> shards;
+  private ObjectiveFactory<S> factory;
+  private Checkpoint resume;
 
   public Trainer(JavaSparkContext sc, TrainingConfig config, TrainingProblem<S> problem, String runId,
       List<RunListener> listeners) {
@@ -47,27 +53,38 @@ public final class Trainer<S> {
   }
 
   /**
-   * Continues a checkpointed run instead of starting from x_0: the loop starts at {@code state.iteration()}
-   * with the saved master model and server residual. Worker residuals are not part of it: they restart at
-   * zero on the executors and are counted as lost residuals in the first resumed round.
+   * Continues from {@code checkpoint} instead of starting at x_0: master model, server residual, the workers'
+   * residuals and momentum (installed on the executors before the first round), counters and the current
+   * epoch's running loss. Same settings and seed, so the rounds that follow are those of the original run.
+   */
+  public Trainer<S> resumeFrom(Checkpoint checkpoint) {
+    this.resume = checkpoint;
+    return this;
+  }
+
+  /**
+   * Continues from the driver's state alone: the loop starts at {@code state.iteration()} with the saved
+   * master model and server residual. Worker residuals are not part of it: they restart at zero on the
+   * executors and are counted as lost residuals in the first resumed round.
    */
   public Trainer<S> resumeFrom(ResumeState state) {
-    this.resume = state;
+    this.driverOnly = state;
     return this;
   }
 
   /** Runs all rounds; on success the run's executor state is dropped, on failure too (best effort). */
   public RunSummary run() {
-    ObjectiveFactory<S> factory = problem.objectiveFactory();
+    factory = problem.objectiveFactory();
     int dimension = factory.dimension();
-    master = resume != null ? resume.masterParameters() : problem.initialParameters();
-    int first = resume != null ? resume.iteration() : 0;
-    if (resume != null) {
-      cumUp = resume.cumulativeUpBytes();
-      cumDown = resume.cumulativeDownBytes();
-      lostResiduals = resume.lostResiduals();
+    if (resume == null && driverOnly != null) {
+      resume = Checkpoint.builder().runId(runId).seed(config.seed()).iteration(driverOnly.iteration())
+          .master(driverOnly.masterParameters())
+          .serverResidual(driverOnly.serverResidual() != null ? driverOnly.serverResidual() : new float[dimension])
+          .workerResiduals(new float[problem.workers()][])
+          .counters(driverOnly.cumulativeUpBytes(), driverOnly.cumulativeDownBytes(), driverOnly.lostResiduals(), 0)
+          .build();
     }
-    iteration = first;
+    master = resume != null ? resume.master() : problem.initialParameters();
     if (master.length != dimension) {
       throw new IllegalStateException("initial parameters have " + master.length + " entries, model " + dimension);
     }
@@ -83,27 +100,47 @@ public final class Trainer<S> {
     UplinkSettings uplink = new UplinkSettings(config.uplink(), upK, mode != Mode.DENSE, (float) config.momentum(),
         config.seed());
     CompressorSpec downSpec = mode == Mode.BIDIRECTIONAL ? config.downlink() : null;
+    int t0 = 0;
+    if (resume != null) {
+      if (resume.workers() != workers || resume.seed() != config.seed()) {
+        throw new IllegalArgumentException("--resume: the checkpoint is of " + resume.workers() + " workers, seed "
+            + resume.seed() + "; this run has " + workers + " workers, seed " + config.seed());
+      }
+      t0 = resume.iteration();
+      if (t0 > total) {
+        throw new IllegalArgumentException("cannot resume at iteration " + t0 + " of a run of " + total);
+      }
+      cumUp = resume.cumulativeUpBytes();
+      cumDown = resume.cumulativeDownBytes();
+      lostResiduals = resume.lostResiduals();
+      resyncs = resume.replicaResyncs();
+      epochLossSum = resume.epochLossSum();
+      epochRounds = resume.epochRounds();
+    }
+    iteration = t0;
     server = new ServerAggregator(dimension, workers, downSpec, downK, config.seed(), factory.statisticsIndices(),
         resume != null ? resume.serverResidual() : null);
-    JavaRDD<S> shards = problem.shards();
+    shards = problem.shards();
     DriverView view = new DriverView();
     long started = System.nanoTime();
-    if (first > total) {
-      throw new IllegalArgumentException("cannot resume at iteration " + first + " of a run of " + total);
-    }
-    double[] iterationMs = new double[(int) Math.min(total - first, Integer.MAX_VALUE - 8)];
-    double epochLossSum = 0;
-    int epochRounds = 0;
+    double[] iterationMs = new double[(int) Math.min(total, Integer.MAX_VALUE - 8)];
     double lastTrainLoss = Double.NaN;
     Evaluation lastEvaluation = null;
     Double lastGap = null;
-    int epochsDone = 0;
+    int epochsDone = t0 / perEpoch;
     try (DownlinkWindow window = new DownlinkWindow(sc, config.updateWindow(), config.snapshotEvery())) {
-      window.start(first, master);
+      window.start(t0, master);
+      if (resume != null) {
+        List<WorkerMemory> memories = new ArrayList<>();
+        for (int i = 0; i < workers; i++) {
+          memories.add(new WorkerMemory(i, resume.workerResidual(i), resume.workerVelocity(i)));
+        }
+        WorkerMemories.restore(sc, shards, runId, factory, uplink, memories, t0);
+      }
       for (RunListener l : listeners) {
         l.onStart(view);
       }
-      for (long tl = first; tl < total; tl++) {
+      for (long tl = t0; tl < total; tl++) {
         int t = Math.toIntExact(tl);
         long start = System.nanoTime();
         int epochIndex = t / perEpoch;
@@ -113,7 +150,18 @@ public final class Trainer<S> {
         WorkerTask<S> task = new WorkerTask<>(runId, epochIndex, batchIndex, (float) lr, factory, uplink,
             window.view(t), check, config.xi());
         long jobStart = System.nanoTime();
-        List<WorkerReport> reports = new ArrayList<>(shards.mapPartitionsWithIndex(task, true).collect());
+        List<WorkerReport> reports;
+        try {
+          reports = new ArrayList<>(shards.mapPartitionsWithIndex(task, true).collect());
+        } catch (Exception failure) {   // Spark throws SparkException, checked in Java's eyes, undeclared
+          String diverged = Divergence.find(failure);
+          if (diverged == null) {
+            throw failure;
+          }
+          throw new TrainingDivergedException("training diverged: " + diverged + " (lr " + lr
+              + "); no model is written; lower --lr" + (config.checkpointEvery() > 0
+              ? ", the last good checkpoint is kept in " + config.output() + "/checkpoints" : ""), failure);
+        }
         long jobEnd = System.nanoTime();
         reports.sort(Comparator.comparingInt(WorkerReport::workerId));
         for (int i = 0; i < reports.size(); i++) {
@@ -160,7 +208,7 @@ public final class Trainer<S> {
         lostResiduals += lost;
         resyncs += resync;
         double totalMs = (published - start) / 1e6;
-        iterationMs[t - first] = totalMs;
+        iterationMs[t] = totalMs;
         IterationRecord record = new IterationRecord(runId, mode.cliName(), workers, t, epochIndex + 1, loss, lr,
             upBytes, round.encoded().length, round.upNnz(), round.update().nnz(), round.aggregateNnz(), upK,
             achieved / workers, round.downTargetK(), round.downAchievedK(), deltaUp, round.deltaDown(), round.xi(),
@@ -192,9 +240,12 @@ public final class Trainer<S> {
             l.onEpoch(epochRecord, view);
           }
         }
+        for (RunListener l : listeners) {
+          l.afterRound(view);
+        }
       }
       Double finalGap = problem.optimalityGap(master);
-      double[] sorted = iterationMs.clone();
+      double[] sorted = Arrays.copyOfRange(iterationMs, Math.min(t0, iterationMs.length), (int) Math.min(total, iterationMs.length));  // this process's rounds
       Arrays.sort(sorted);
       double median = sorted.length == 0 ? 0 : sorted[sorted.length / 2];
       RunSummary summary = new RunSummary(runId, problem.name(), mode.cliName(), workers, dimension, total,
@@ -287,6 +338,26 @@ public final class Trainer<S> {
     @Override
     public long lostResiduals() {
       return lostResiduals;
+    }
+
+    @Override
+    public long replicaResyncs() {
+      return resyncs;
+    }
+
+    @Override
+    public double epochLossSum() {
+      return epochLossSum;
+    }
+
+    @Override
+    public int epochRounds() {
+      return epochRounds;
+    }
+
+    @Override
+    public List<WorkerMemory> collectWorkerMemories() {
+      return WorkerMemories.collect(shards, runId, factory, problem.workers(), iteration);
     }
   }
 }

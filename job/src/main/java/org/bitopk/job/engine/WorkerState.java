@@ -16,4 +16,28 @@ final class WorkerState {
     this.compressor = compressor;
     this.velocity = velocity;
   }
+
+  /** A worker's state at the start of a run: zero residual, zero momentum, compressor seeded per worker. */
+  static WorkerState fresh(UplinkSettings uplink, int workerId, int dimension) {
+    return new WorkerState(
+        uplink.errorFeedback() ? ErrorFeedback.enabled(dimension) : ErrorFeedback.disabled(dimension),
+        compressor(uplink, workerId),
+        uplink.momentum() > 0f ? new float[dimension] : null);
+  }
+
+  /**
+   * A worker's state restored from a checkpoint; null residual or velocity (not collected) start from zero.
+   * The compressor restarts from its seed.
+   */
+  static WorkerState restored(UplinkSettings uplink, int workerId, int dimension, float[] residual,
+      float[] velocity) {
+    WorkerState fresh = fresh(uplink, workerId, dimension);
+    ErrorFeedback feedback = residual != null && uplink.errorFeedback() ? ErrorFeedback.restore(residual) : fresh.feedback;
+    float[] v = fresh.velocity != null && velocity != null ? velocity.clone() : fresh.velocity;
+    return new WorkerState(feedback, fresh.compressor, v);
+  }
+
+  private static Compressor compressor(UplinkSettings uplink, int workerId) {
+    return uplink.compressor().create(uplink.seed() * 1_000_003L + workerId);
+  }
 }

@@ -4,7 +4,6 @@ import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.api.java.function.Function2;
 import org.bitopk.compression.CompressionStep;
-import org.bitopk.compression.ErrorFeedback;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.problem.ObjectiveFactory;
@@ -64,13 +63,11 @@ public final class WorkerTask<S> implements Function2<Integer, Iterator<S>, Iter
       float[] gradient = replica.gradient;
       double loss = replica.objective.gradient(shard, epoch, batchIndex, gradient);
       long computed = System.nanoTime();
+      Divergence.check(workerId, t, loss, gradient);
 
       boolean lost = run.worker(workerId) == null && t > 0;
       int dimension = gradient.length;
-      WorkerState state = run.createWorker(workerId, () -> new WorkerState(
-          uplink.errorFeedback() ? ErrorFeedback.enabled(dimension) : ErrorFeedback.disabled(dimension),
-          uplink.compressor().create(uplink.seed() * 1_000_003L + workerId),
-          uplink.momentum() > 0f ? new float[dimension] : null));
+      WorkerState state = run.createWorker(workerId, () -> WorkerState.fresh(uplink, workerId, dimension));
       state.lastIteration = t;
 
       int[] statisticsIndices = run.statisticsIndices(factory);
@@ -87,7 +84,13 @@ public final class WorkerTask<S> implements Function2<Integer, Iterator<S>, Iter
         }
         input = state.velocity;
       }
-      CompressionStep step = state.feedback.step(input, learningRate, state.compressor, uplink.targetK());
+      CompressionStep step;
+      try {
+        step = state.feedback.step(input, learningRate, state.compressor, uplink.targetK());
+      } catch (IllegalArgumentException overflow) {
+        // inputs are finite and of the right shape here, so this is residual + lr * input overflowing
+        throw Divergence.overflow(workerId, t, overflow);
+      }
       byte[] encoded = SparseCodec.encode(step.sent(), ValueFormat.FP32);
       float[] compensated = null;
       float[] scaled = null;

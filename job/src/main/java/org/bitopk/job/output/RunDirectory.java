@@ -32,6 +32,8 @@ public final class RunDirectory implements RunListener, AutoCloseable {
   private final Path path;
   private Writer iterations;
   private Writer epochs;
+  private FSDataOutputStream iterationsOut;
+  private FSDataOutputStream epochsOut;
 
   private RunDirectory(FileSystem fs, Path path) {
     this.fs = fs;
@@ -62,6 +64,120 @@ public final class RunDirectory implements RunListener, AutoCloseable {
     dir.iterations = dir.writer("metrics/iterations.jsonl");
     dir.epochs = dir.writer("metrics/epochs.jsonl");
     return dir;
+  }
+
+  /**
+   * Reopens the directory of an unfinished run to continue it at round {@code fromIteration}: keeps the
+   * metric lines of earlier rounds (iterations &lt; fromIteration, epochs ending at or before it) and drops
+   * the rest, which the resumed run writes again.
+   *
+   * @throws IllegalArgumentException naming the directory when it is missing, not a run, or already finished
+   */
+  public static RunDirectory resume(String uri, int fromIteration, Configuration conf) throws IOException {
+    Path path = new Path(uri);
+    FileSystem fs = path.getFileSystem(conf);
+    path = fs.makeQualified(path);
+    requireResumable(fs, path);
+    fs.mkdirs(new Path(path, "metrics"));
+    RunDirectory dir = new RunDirectory(fs, path);
+    dir.iterations = dir.keepLines("metrics/iterations.jsonl", line -> line.path("iteration").asLong() < fromIteration);
+    dir.epochs = dir.keepLines("metrics/epochs.jsonl", line -> line.path("iteration").asLong() <= fromIteration);
+    return dir;
+  }
+
+  /** @throws IllegalArgumentException unless {@code path} holds an unfinished run */
+  public static void requireResumable(FileSystem fs, Path path) throws IOException {
+    if (!fs.exists(new Path(path, "config.json"))) {
+      throw new IllegalArgumentException("--resume: " + path + " is not a run directory (no config.json)");
+    }
+    if (fs.exists(new Path(path, SUCCESS))) {
+      throw new IllegalArgumentException("--resume: " + path + " holds a finished run (_SUCCESS): nothing to resume");
+    }
+  }
+
+  /**
+   * Makes every metric line written so far durable and visible (before a checkpoint: a run resumed from it
+   * must find all earlier lines): hflush on distributed file systems; on the local file system the lines
+   * are written without Hadoop's checksum side file (see {@link #writer}), so a flush hands them to the OS.
+   * Object stores publish a file only when it is closed: there the lines of an unfinished run may lag.
+   */
+  public void sync() {
+    try {
+      hflush(iterations, iterationsOut);
+      hflush(epochs, epochsOut);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write metrics into " + path, e);
+    }
+  }
+
+  private static void hflush(Writer writer, FSDataOutputStream out) throws IOException {
+    writer.flush();
+    out.hflush();
+  }
+
+  /** Rewrites a metrics file keeping the lines that pass {@code keep}; returns a writer appending to it. */
+  private Writer keepLines(String name, java.util.function.Predicate<com.fasterxml.jackson.databind.JsonNode> keep)
+      throws IOException {
+    Path file = new Path(path, name);
+    java.util.List<String> kept = new java.util.ArrayList<>();
+    if (fs.exists(file)) {
+      // A crash can leave a local file system's checksum side file behind its data: read the raw bytes (the
+      // rewrite below makes both consistent again); torn lines are dropped anyway.
+      FileSystem reader = fs instanceof org.apache.hadoop.fs.ChecksumFileSystem checksummed
+          ? checksummed.getRawFileSystem() : fs;
+      try (java.io.BufferedReader in = new java.io.BufferedReader(
+          new java.io.InputStreamReader(reader.open(file), StandardCharsets.UTF_8))) {
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+          if (line.isBlank()) {
+            continue;
+          }
+          try {
+            if (keep.test(JSON.readTree(line))) {
+              kept.add(line);
+            }
+          } catch (com.fasterxml.jackson.core.JsonProcessingException torn) {
+            // a line cut short by a crash: dropped, its round runs again
+          }
+        }
+      }
+    }
+    // Replace the file atomically (temporary file + rename) so that a driver dying now still leaves the kept
+    // lines, then keep appending to it.
+    FileSystem target = fs instanceof org.apache.hadoop.fs.ChecksumFileSystem c ? c.getRawFileSystem() : fs;
+    if (target != fs) {
+      fs.delete(((org.apache.hadoop.fs.ChecksumFileSystem) fs).getChecksumFile(file), false);
+    }
+    Path temporary = new Path(path, name + ".resume-tmp");
+    try (Writer out = new BufferedWriter(new OutputStreamWriter(target.create(temporary, true), StandardCharsets.UTF_8))) {
+      for (String line : kept) {
+        out.write(line);
+        out.write('\n');
+      }
+    }
+    if (target.exists(file) && !(target instanceof org.apache.hadoop.fs.RawLocalFileSystem)) {
+      target.delete(file, false);   // HDFS rename does not replace; the local one does, atomically
+    }
+    if (!target.rename(temporary, file)) {
+      throw new IOException("cannot rename " + temporary + " to " + file);
+    }
+    FSDataOutputStream out;
+    try {
+      out = target.append(file);
+    } catch (UnsupportedOperationException | IOException noAppend) {
+      // object stores: rewrite (their files only appear when closed anyway)
+      Writer writer = writer(name);
+      for (String line : kept) {
+        writer.write(line);
+        writer.write('\n');
+      }
+      return writer;
+    }
+    if (name.startsWith("metrics/iterations")) {
+      iterationsOut = out;
+    } else {
+      epochsOut = out;
+    }
+    return new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
   }
 
   public FileSystem fileSystem() {
@@ -120,8 +236,25 @@ public final class RunDirectory implements RunListener, AutoCloseable {
     }
   }
 
+  /**
+   * A metrics file opened for writing. On the local file system it is written through the raw file system,
+   * without a checksum side file: a checksummed stream keeps the last partial 512-byte chunk to itself until
+   * closed, so lines could not be made durable mid-run (readers skip verification when no .crc exists).
+   */
   private Writer writer(String name) throws IOException {
-    FSDataOutputStream out = fs.create(new Path(path, name), true);
+    Path file = new Path(path, name);
+    FSDataOutputStream out;
+    if (fs instanceof org.apache.hadoop.fs.ChecksumFileSystem checksummed) {
+      fs.delete(checksummed.getChecksumFile(file), false);
+      out = checksummed.getRawFileSystem().create(file, true);
+    } else {
+      out = fs.create(file, true);
+    }
+    if (name.startsWith("metrics/iterations")) {
+      iterationsOut = out;
+    } else if (name.startsWith("metrics/epochs")) {
+      epochsOut = out;
+    }
     return new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
   }
 

@@ -25,7 +25,8 @@ public final class SparkSetup {
     }
     conf.setIfMissing("spark.app.name", "bitopk")
         .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
-        .set("spark.kryo.registrator", BitopkKryoRegistrator.class.getName())
+        // spark-submit's list wins (submit/spark-defaults.conf adds ND4J's registrator to this one)
+        .setIfMissing("spark.kryo.registrator", BitopkKryoRegistrator.class.getName())
         .set("spark.kryoserializer.buffer.max", "2047m")
         .set("spark.executorEnv.OMP_NUM_THREADS", "1")
         .set("spark.broadcast.compress", "false");

@@ -1,0 +1,277 @@
+package org.bitopk.job.checkpoint;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Everything the driver loop needs to continue a run at iteration t as if it had never stopped: the master
+ * model x_t, the server residual e_s, each worker's residual e_i (and momentum buffer) as collected from the
+ * executors at checkpoint time, the cumulative counters and the running means of the current epoch.
+ * Minibatches and compressors are seeded from (seed, epoch, batch) and (seed, worker), so the iteration and
+ * the seed restore their random streams; compressors that carry state of their own across calls (randomk,
+ * dgc, adaptive sidco) restart from their seed.
+ *
+ * <p>Immutable: arrays are copied in and out. A worker whose residual could not be collected (its executor
+ * had just been lost) has a null residual and restarts from zero, which the run then counts as lost.
+ */
+public final class Checkpoint {
+  private final String runId;
+  private final String configDigest;
+  private final long seed;
+  private final int iteration;
+  private final float[] master;
+  private final float[] serverResidual;
+  private final float[][] workerResiduals;
+  private final float[][] workerVelocities;
+  private final long cumulativeUpBytes;
+  private final long cumulativeDownBytes;
+  private final long lostResiduals;
+  private final long replicaResyncs;
+  private final double epochLossSum;
+  private final int epochRounds;
+
+  private Checkpoint(Builder b) {
+    this.runId = b.runId;
+    this.configDigest = b.configDigest;
+    this.seed = b.seed;
+    this.iteration = b.iteration;
+    this.master = b.master.clone();
+    this.serverResidual = b.serverResidual.clone();
+    this.workerResiduals = deepCopy(b.workerResiduals);
+    this.workerVelocities = deepCopy(b.workerVelocities);
+    this.cumulativeUpBytes = b.cumulativeUpBytes;
+    this.cumulativeDownBytes = b.cumulativeDownBytes;
+    this.lostResiduals = b.lostResiduals;
+    this.replicaResyncs = b.replicaResyncs;
+    this.epochLossSum = b.epochLossSum;
+    this.epochRounds = b.epochRounds;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public String runId() {
+    return runId;
+  }
+
+  /** Digest of the settings that change the arithmetic; resume refuses a checkpoint of other settings. */
+  public String configDigest() {
+    return configDigest;
+  }
+
+  public long seed() {
+    return seed;
+  }
+
+  /** The next round t to run; {@link #master()} is x_t. */
+  public int iteration() {
+    return iteration;
+  }
+
+  public int dimension() {
+    return master.length;
+  }
+
+  public int workers() {
+    return workerResiduals.length;
+  }
+
+  public float[] master() {
+    return master.clone();
+  }
+
+  public float[] serverResidual() {
+    return serverResidual.clone();
+  }
+
+  /** Worker i's residual, or null when it could not be collected. */
+  public float[] workerResidual(int worker) {
+    float[] r = workerResiduals[worker];
+    return r == null ? null : r.clone();
+  }
+
+  /** Worker i's momentum buffer, or null (no momentum, or not collected). */
+  public float[] workerVelocity(int worker) {
+    float[] v = workerVelocities[worker];
+    return v == null ? null : v.clone();
+  }
+
+  public long cumulativeUpBytes() {
+    return cumulativeUpBytes;
+  }
+
+  public long cumulativeDownBytes() {
+    return cumulativeDownBytes;
+  }
+
+  public long lostResiduals() {
+    return lostResiduals;
+  }
+
+  public long replicaResyncs() {
+    return replicaResyncs;
+  }
+
+  /** Sum of the losses of the current epoch's rounds so far (the epoch's train loss is their mean). */
+  public double epochLossSum() {
+    return epochLossSum;
+  }
+
+  public int epochRounds() {
+    return epochRounds;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof Checkpoint c)) {
+      return false;
+    }
+    return runId.equals(c.runId) && configDigest.equals(c.configDigest) && seed == c.seed
+        && iteration == c.iteration && Arrays.equals(master, c.master)
+        && Arrays.equals(serverResidual, c.serverResidual) && Arrays.deepEquals(workerResiduals, c.workerResiduals)
+        && Arrays.deepEquals(workerVelocities, c.workerVelocities) && cumulativeUpBytes == c.cumulativeUpBytes
+        && cumulativeDownBytes == c.cumulativeDownBytes && lostResiduals == c.lostResiduals
+        && replicaResyncs == c.replicaResyncs
+        && Double.doubleToLongBits(epochLossSum) == Double.doubleToLongBits(c.epochLossSum)
+        && epochRounds == c.epochRounds;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(runId, iteration, Arrays.hashCode(master));
+  }
+
+  @Override
+  public String toString() {
+    return "Checkpoint{run=" + runId + ", iteration=" + iteration + ", dimension=" + master.length
+        + ", workers=" + workerResiduals.length + "}";
+  }
+
+  private static float[][] deepCopy(float[][] arrays) {
+    float[][] copy = new float[arrays.length][];
+    for (int i = 0; i < arrays.length; i++) {
+      copy[i] = arrays[i] == null ? null : arrays[i].clone();
+    }
+    return copy;
+  }
+
+  /** Validating builder: every setter checks its argument, {@link #build()} checks the whole. */
+  public static final class Builder {
+    private String runId;
+    private String configDigest = "";
+    private long seed;
+    private int iteration = -1;
+    private float[] master;
+    private float[] serverResidual;
+    private float[][] workerResiduals;
+    private float[][] workerVelocities;
+    private long cumulativeUpBytes;
+    private long cumulativeDownBytes;
+    private long lostResiduals;
+    private long replicaResyncs;
+    private double epochLossSum;
+    private int epochRounds;
+
+    private Builder() {
+    }
+
+    public Builder runId(String runId) {
+      if (runId == null || runId.isEmpty()) {
+        throw new IllegalArgumentException("run id must be non-empty");
+      }
+      this.runId = runId;
+      return this;
+    }
+
+    public Builder configDigest(String digest) {
+      this.configDigest = Objects.requireNonNull(digest, "config digest");
+      return this;
+    }
+
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    public Builder iteration(int iteration) {
+      if (iteration < 0) {
+        throw new IllegalArgumentException("iteration must be >= 0, got " + iteration);
+      }
+      this.iteration = iteration;
+      return this;
+    }
+
+    public Builder master(float[] master) {
+      this.master = Objects.requireNonNull(master, "master parameters");
+      return this;
+    }
+
+    public Builder serverResidual(float[] residual) {
+      this.serverResidual = Objects.requireNonNull(residual, "server residual");
+      return this;
+    }
+
+    /** One entry per worker, in worker order; null entries for residuals that could not be collected. */
+    public Builder workerResiduals(float[][] residuals) {
+      this.workerResiduals = Objects.requireNonNull(residuals, "worker residuals");
+      return this;
+    }
+
+    /** One entry per worker, in worker order; null entries without momentum. */
+    public Builder workerVelocities(float[][] velocities) {
+      this.workerVelocities = Objects.requireNonNull(velocities, "worker velocities");
+      return this;
+    }
+
+    public Builder counters(long upBytes, long downBytes, long lostResiduals, long replicaResyncs) {
+      if (upBytes < 0 || downBytes < 0 || lostResiduals < 0 || replicaResyncs < 0) {
+        throw new IllegalArgumentException("counters must be >= 0, got up " + upBytes + ", down " + downBytes
+            + ", lost " + lostResiduals + ", resyncs " + replicaResyncs);
+      }
+      this.cumulativeUpBytes = upBytes;
+      this.cumulativeDownBytes = downBytes;
+      this.lostResiduals = lostResiduals;
+      this.replicaResyncs = replicaResyncs;
+      return this;
+    }
+
+    public Builder epochProgress(double lossSum, int rounds) {
+      if (rounds < 0) {
+        throw new IllegalArgumentException("epoch rounds must be >= 0, got " + rounds);
+      }
+      this.epochLossSum = lossSum;
+      this.epochRounds = rounds;
+      return this;
+    }
+
+    public Checkpoint build() {
+      if (runId == null || iteration < 0 || master == null || serverResidual == null || workerResiduals == null) {
+        throw new IllegalArgumentException("a checkpoint needs run id, iteration, master, server residual and "
+            + "worker residuals");
+      }
+      if (workerVelocities == null) {
+        workerVelocities = new float[workerResiduals.length][];
+      }
+      int d = master.length;
+      if (serverResidual.length != d) {
+        throw new IllegalArgumentException("server residual has " + serverResidual.length + " entries, model " + d);
+      }
+      if (workerResiduals.length < 1 || workerVelocities.length != workerResiduals.length) {
+        throw new IllegalArgumentException("need one residual and one velocity slot per worker, got "
+            + workerResiduals.length + " and " + workerVelocities.length);
+      }
+      for (int i = 0; i < workerResiduals.length; i++) {
+        checkLength("worker " + i + " residual", workerResiduals[i], d);
+        checkLength("worker " + i + " velocity", workerVelocities[i], d);
+      }
+      return new Checkpoint(this);
+    }
+
+    private static void checkLength(String what, float[] array, int d) {
+      if (array != null && array.length != d) {
+        throw new IllegalArgumentException(what + " has " + array.length + " entries, model " + d);
+      }
+    }
+  }
+}

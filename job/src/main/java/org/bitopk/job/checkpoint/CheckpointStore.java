@@ -1,0 +1,147 @@
+package org.bitopk.job.checkpoint;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A run's checkpoints in {@code <output>/checkpoints/} on any Hadoop FileSystem.
+ *
+ * <p>Written atomically: the bytes go to a hidden temporary file ({@code _tmp-...}, a name no reader
+ * matches), which is renamed to {@code checkpoint-<iteration>.bin} only once complete. Rename is atomic on
+ * HDFS and local file systems; on object stores, where it is a copy, the CRC inside the file still rejects a
+ * partial one. {@link #latest()} takes the newest checkpoint that decodes intact and skips any other, so a
+ * driver killed while writing resumes from the previous checkpoint.
+ */
+public final class CheckpointStore {
+  public static final String DIRECTORY = "checkpoints";
+  private static final Pattern NAME = Pattern.compile("checkpoint-(\\d{10})\\.bin");
+  private static final Logger LOG = LoggerFactory.getLogger(CheckpointStore.class);
+
+  private final FileSystem fs;
+  private final Path directory;
+  private final int keep;
+
+  private CheckpointStore(FileSystem fs, Path directory, int keep) {
+    this.fs = fs;
+    this.directory = directory;
+    this.keep = keep;
+  }
+
+  /**
+   * @param runDirectory the run's output directory
+   * @param keep how many of the newest checkpoints to keep (older ones are deleted after each write), >= 1
+   */
+  public static CheckpointStore in(FileSystem fs, Path runDirectory, int keep) {
+    if (keep < 1) {
+      throw new IllegalArgumentException("must keep at least one checkpoint, got " + keep);
+    }
+    return new CheckpointStore(fs, new Path(runDirectory, DIRECTORY), keep);
+  }
+
+  public Path directory() {
+    return directory;
+  }
+
+  /** Writes {@code checkpoint} atomically and returns its path; then prunes checkpoints beyond {@code keep}. */
+  public Path write(Checkpoint checkpoint) throws IOException {
+    byte[] bytes = CheckpointCodec.encode(checkpoint);
+    fs.mkdirs(directory);
+    Path target = pathOf(checkpoint.iteration());
+    Path temporary = new Path(directory, "_tmp-" + target.getName() + "-" + UUID.randomUUID());
+    try (OutputStream out = fs.create(temporary, false)) {
+      out.write(bytes);
+    }
+    if (fs.exists(target)) {
+      fs.delete(target, false);   // same iteration written again (after a resume): same content
+    }
+    if (!fs.rename(temporary, target)) {
+      fs.delete(temporary, false);
+      throw new IOException("cannot rename " + temporary + " to " + target);
+    }
+    prune();
+    return target;
+  }
+
+  /** The newest intact checkpoint, if any; damaged or partial files are skipped (and logged). */
+  public Optional<Checkpoint> latest() throws IOException {
+    for (Path path : listNewestFirst()) {
+      try {
+        return Optional.of(read(path));
+      } catch (IllegalArgumentException | IOException damaged) {
+        LOG.warn("skipping damaged checkpoint {}: {}", path, damaged.getMessage());
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Reads one checkpoint file. @throws IllegalArgumentException if it is damaged */
+  public Checkpoint read(Path path) throws IOException {
+    long length = fs.getFileStatus(path).getLen();
+    if (length > Integer.MAX_VALUE - 16) {
+      throw new IllegalArgumentException(path + " is too large for a checkpoint (" + length + " bytes)");
+    }
+    byte[] bytes = new byte[(int) length];
+    try (InputStream in = fs.open(path)) {
+      int read = in.readNBytes(bytes, 0, bytes.length);
+      if (read != bytes.length || in.read() != -1) {
+        throw new IllegalArgumentException(path + " changed while being read");
+      }
+    }
+    try {
+      return CheckpointCodec.decode(bytes);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Checkpoint files (complete names only), newest first. */
+  public List<Path> listNewestFirst() throws IOException {
+    FileStatus[] statuses;
+    try {
+      statuses = fs.listStatus(directory);
+    } catch (FileNotFoundException none) {
+      return List.of();
+    }
+    List<Path> found = new ArrayList<>();
+    for (FileStatus status : statuses) {
+      if (status.isFile() && NAME.matcher(status.getPath().getName()).matches()) {
+        found.add(status.getPath());
+      }
+    }
+    found.sort(Comparator.comparingLong(CheckpointStore::iterationOf).reversed());
+    return found;
+  }
+
+  static long iterationOf(Path path) {
+    Matcher m = NAME.matcher(path.getName());
+    if (!m.matches()) {
+      throw new IllegalArgumentException("not a checkpoint file name: " + path.getName());
+    }
+    return Long.parseLong(m.group(1));
+  }
+
+  Path pathOf(int iteration) {
+    return new Path(directory, String.format("checkpoint-%010d.bin", iteration));
+  }
+
+  private void prune() throws IOException {
+    List<Path> all = listNewestFirst();
+    for (int i = keep; i < all.size(); i++) {
+      fs.delete(all.get(i), false);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package org.bitopk.job.engine;
+
+import java.io.Serializable;
+
+/**
+ * What a worker remembers across rounds, as collected from its executor for a checkpoint. A class rather
+ * than a record: Kryo 4, Spark's serializer, cannot write records.
+ */
+public final class WorkerMemory implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final int worker;
+  private final float[] residual;
+  private final float[] velocity;
+
+  /**
+   * @param worker the worker id
+   * @param residual its error-feedback residual e_i, or null if the executor had no current state for it
+   * @param velocity its momentum buffer, or null (no momentum, or no current state)
+   */
+  public WorkerMemory(int worker, float[] residual, float[] velocity) {
+    this.worker = worker;
+    this.residual = residual;
+    this.velocity = velocity;
+  }
+
+  public int worker() {
+    return worker;
+  }
+
+  /** Shared, not copied: the checkpoint copies it. */
+  public float[] residual() {
+    return residual;
+  }
+
+  public float[] velocity() {
+    return velocity;
+  }
+}

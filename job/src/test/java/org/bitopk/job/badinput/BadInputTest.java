@@ -1,0 +1,127 @@
+package org.bitopk.job.badinput;
+
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.job.Main;
+import org.bitopk.job.spark.SparkSetup;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import java.util.zip.GZIPOutputStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Bad input end to end through the command line ({@link Main#execute}, local[2]): each case gets one line
+ * on stderr naming what is wrong, a non-zero exit, and no {@code _SUCCESS} that could pass for a result.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BadInputTest {
+  JavaSparkContext sc;
+  @TempDir
+  static Path tmp;
+
+  @BeforeAll
+  void start() {
+    SparkConf conf = SparkSetup.conf("local[2]").set("spark.ui.enabled", "false")
+        .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1");
+    sc = SparkSetup.start(conf);
+  }
+
+  @AfterAll
+  void stop() {
+    sc.stop();
+  }
+
+  record Outcome(int code, String out, String err) {}
+
+  Outcome main(List<String> args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = Main.execute(args.toArray(String[]::new), sc, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Outcome(code, out.toString(), err.toString());
+  }
+
+  static Path corruptIdx() throws IOException {
+    Path dir = Files.createDirectories(tmp.resolve("corrupt-mnist"));
+    for (String name : List.of("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+        "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")) {
+      try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(dir.resolve(name)))) {
+        out.write(new byte[] {0, 0, 8, 3, 0, 0, 0, 5});   // magic 2051 but the header stops short
+      }
+    }
+    return dir;
+  }
+
+  static Stream<Arguments> badInputs() throws IOException {
+    return Stream.of(
+        Arguments.of("missing data path", List.of("--dataset", "mnist", "--data", tmp.resolve("no-such-dir").toString()),
+            "no-such-dir"),
+        Arguments.of("corrupt IDX", List.of("--dataset", "mnist", "--data", corruptIdx().toString()),
+            "train-images-idx3-ubyte"),
+        Arguments.of("unknown model", List.of("--model", "resnet"), "--model"),
+        Arguments.of("unknown compressor", List.of("--uplink", "zipk"), "--uplink"),
+        Arguments.of("unknown downlink compressor", List.of("--downlink", "sidco-x"), "--downlink"),
+        Arguments.of("density 0", List.of("--density-up", "0"), "--density-up"),
+        Arguments.of("density above 1", List.of("--density-down", "1.5"), "--density-down"),
+        Arguments.of("more workers than examples",
+            List.of("--dataset", "synthetic:n=12,test=10", "--model", "mlp-small", "--workers", "16"), "16"),
+        Arguments.of("batch larger than a shard",
+            List.of("--dataset", "synthetic:n=64,test=10", "--model", "mlp-small", "--workers", "2",
+                "--batch-size", "64"), "--batch-size"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badInputs")
+  void oneClearLineNonZeroExitNoResult(String name, List<String> args, String named) {
+    Path out = tmp.resolve(name.replace(' ', '-'));
+    List<String> all = new ArrayList<>(args);
+    all.addAll(List.of("--output", out.toString(), "--epochs", "1", "--max-iterations", "2", "--quiet"));
+    Outcome o = main(all);
+    assertNotEquals(0, o.code(), name + " must fail: " + o.out());
+    assertEquals(1, o.err().lines().count(), name + ": one line, got:\n" + o.err());
+    assertTrue(o.err().startsWith("bitopk: "), o.err());
+    assertTrue(o.err().contains(named), name + ": the message must name " + named + ": " + o.err());
+    assertFalse(Files.exists(out.resolve("_SUCCESS")), name + ": no _SUCCESS");
+    assertEquals("", o.out(), "nothing on stdout that could be taken for a summary");
+  }
+
+  @Test
+  void aFinishedRunIsNotOverwrittenUnlessAsked() throws IOException {
+    Path out = tmp.resolve("finished");
+    List<String> args = List.of("--dataset", "counterexample", "--epochs", "3", "--output", out.toString(), "--quiet");
+    assertEquals(0, main(args).code());
+    byte[] model = Files.readAllBytes(out.resolve("model.json"));
+
+    Outcome again = main(args);
+    assertEquals(2, again.code());
+    assertEquals(1, again.err().lines().count(), again.err());
+    assertTrue(again.err().contains("already holds a finished run") && again.err().contains("--overwrite"),
+        again.err());
+    assertTrue(java.util.Arrays.equals(model, Files.readAllBytes(out.resolve("model.json"))), "left untouched");
+
+    List<String> overwrite = new ArrayList<>(args);
+    overwrite.add("--overwrite");
+    Outcome replaced = main(overwrite);
+    assertEquals(0, replaced.code(), replaced.err());
+    assertTrue(Files.exists(out.resolve("_SUCCESS")));
+  }
+}

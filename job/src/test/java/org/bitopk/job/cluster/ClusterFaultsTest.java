@@ -1,0 +1,175 @@
+package org.bitopk.job.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.bitopk.job.checkpoint.MetricLines;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.util.ModelSerializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The training job on a real standalone cluster (a driver JVM and two executor JVMs), submitted with
+ * submit/standalone.sh, undisturbed and under faults: an executor killed mid-run, and the driver killed
+ * mid-run then resumed. All runs share one configuration, so the undisturbed run is the reference.
+ */
+@ExtendWith(SharedCluster.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterFaultsTest {
+  /**
+   * 3 epochs of 50 rounds: 1,600 synthetic examples per worker, batch 32. Long enough to converge (about 99%
+   * test accuracy), so that the accuracy after a lost residual is compared at a plateau, not mid-climb.
+   */
+  static final int EPOCHS = 3;
+  static final int ITERATIONS = 150;
+  static final int CHECKPOINT_EVERY = 10;
+  /** The faults strike once the checkpoint of this round exists: about half way. */
+  static final int STRIKE_AFTER = 70;
+  static final Duration RUN_TIMEOUT = Duration.ofMinutes(4);
+
+  /** Under target/ rather than a temporary directory: the runs and driver logs stay for inspection. */
+  static Path runs;
+  static Path reference;
+
+  @BeforeAll
+  static void outputs() throws IOException {
+    runs = Path.of(System.getProperty("basedir", "."), "target", "cluster-runs").toAbsolutePath();
+    if (Files.exists(runs)) {
+      try (Stream<Path> walk = Files.walk(runs)) {
+        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+    Files.createDirectories(runs);
+  }
+
+  static List<String> jobArgs(Path output) {
+    return List.of("--dataset", "synthetic:n=3200,test=2000,noise=4,seed=3", "--model", "mlp-small",
+        "--workers", "2", "--batch-size", "32", "--lr", "0.05", "--epochs", Integer.toString(EPOCHS),
+        "--consistency-check-every", "10", "--snapshot-every", "16", "--update-window", "16",
+        "--checkpoint-every", Integer.toString(CHECKPOINT_EVERY), "--output", output.toString(), "--quiet");
+  }
+
+  @Test
+  @Order(1)
+  void undisturbedRun(StandaloneCluster cluster) throws Exception {
+    Path out = runs.resolve("undisturbed");
+    Path log = runs.resolve("undisturbed.log");
+    Process driver = ClusterJob.submit(cluster, jobArgs(out), log);
+    assertEquals(0, StandaloneCluster.await(driver, RUN_TIMEOUT, log), () -> diagnostics(cluster, log));
+    assertTrue(Files.exists(out.resolve("_SUCCESS")));
+    List<JsonNode> iterations = ClusterJob.iterations(out);
+    assertEquals(ITERATIONS, iterations.size());
+    for (JsonNode it : iterations) {
+      assertEquals(0, it.path("lost_residuals").asInt(), it.toString());
+    }
+    assertEquals(EPOCHS, ClusterJob.epochs(out).size());
+    assertTrue(ClusterJob.finalAccuracy(out) > 0.8, "accuracy " + ClusterJob.finalAccuracy(out));
+    reference = out;
+  }
+
+  @Test
+  @Order(2)
+  void executorKilledMidRunIsReplacedAndTheRunCompletes(StandaloneCluster cluster) throws Exception {
+    assertNotNull(reference, "needs the undisturbed run");
+    Path out = runs.resolve("executor-killed");
+    Path log = runs.resolve("executor-killed.log");
+    Process driver = ClusterJob.submit(cluster, jobArgs(out), log);
+    awaitCheckpoint(out, STRIKE_AFTER, driver, log);
+    long killed = cluster.killExecutor(0);
+    assertEquals(0, StandaloneCluster.await(driver, RUN_TIMEOUT, log),
+        () -> "after killing executor " + killed + ":\n" + diagnostics(cluster, log));
+
+    // The run completed every round; consistency checks (every 10 rounds) passed on the new executor.
+    List<JsonNode> iterations = ClusterJob.iterations(out);
+    assertEquals(ITERATIONS, iterations.size());
+    long lost = iterations.stream().mapToLong(it -> it.path("lost_residuals").asLong()).sum();
+    long lostBefore = iterations.stream().limit(STRIKE_AFTER)
+        .mapToLong(it -> it.path("lost_residuals").asLong()).sum();
+    assertEquals(0, lostBefore, "nothing lost before the kill");
+    assertTrue(lost >= 1, "the killed executor's worker residual must be reported lost");
+    String summary = Files.readString(out.resolve("summary.txt"));
+    assertTrue(summary.matches("(?s).*lost residuals\\s+" + lost + "\\b.*"), summary);
+    double undisturbed = ClusterJob.finalAccuracy(reference);
+    double disturbed = ClusterJob.finalAccuracy(out);
+    assertTrue(Math.abs(undisturbed - disturbed) <= 0.01,
+        "accuracy " + disturbed + " after an executor loss, " + undisturbed + " undisturbed");
+    System.out.printf("executor kill: %d residual(s) lost, accuracy %.4f vs %.4f undisturbed%n", lost, disturbed,
+        undisturbed);
+  }
+
+  @Test
+  @Order(3)
+  void driverKilledMidRunResumesToTheUndisturbedModelBitForBit(StandaloneCluster cluster) throws Exception {
+    assertNotNull(reference, "needs the undisturbed run");
+    Path out = runs.resolve("driver-killed");
+    Path log = runs.resolve("driver-killed.log");
+    Process driver = ClusterJob.submit(cluster, jobArgs(out), log);
+    awaitCheckpoint(out, STRIKE_AFTER, driver, log);
+    driver.destroyForcibly();   // SIGKILL: no shutdown hook, no flush
+    assertTrue(driver.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+    assertFalse(Files.exists(out.resolve("_SUCCESS")));
+
+    Path resumeLog = runs.resolve("driver-resumed.log");
+    Process resumed = ClusterJob.submit(cluster, List.of("--resume", out.toString(), "--quiet"), resumeLog);
+    assertEquals(0, StandaloneCluster.await(resumed, RUN_TIMEOUT, resumeLog), () -> diagnostics(cluster, resumeLog));
+    assertTrue(Files.exists(out.resolve("_SUCCESS")));
+
+    float[] expected = parameters(reference.resolve("model.zip"));
+    float[] actual = parameters(out.resolve("model.zip"));
+    assertEquals(expected.length, actual.length);
+    for (int j = 0; j < expected.length; j++) {
+      assertEquals(Float.floatToRawIntBits(expected[j]), Float.floatToRawIntBits(actual[j]), "parameter " + j);
+    }
+    List<JsonNode> a = ClusterJob.iterations(reference);
+    List<JsonNode> b = ClusterJob.iterations(out);
+    assertEquals(ITERATIONS, b.size(), "every round exactly once in the resumed run's metrics");
+    for (int t = 0; t < ITERATIONS; t++) {
+      assertEquals(MetricLines.withoutTimes(a.get(t)), MetricLines.withoutTimes(b.get(t)), "iteration " + t);
+    }
+    assertEquals(ClusterJob.epochs(reference).size(), ClusterJob.epochs(out).size());
+  }
+
+  /** Waits for the checkpoint of round {@code round} (or a later one) in run directory {@code out}. */
+  static void awaitCheckpoint(Path out, int round, Process driver, Path log) throws Exception {
+    long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
+    Path dir = out.resolve("checkpoints");
+    while (true) {
+      if (Files.isDirectory(dir)) {
+        try (Stream<Path> files = Files.list(dir)) {
+          if (files.map(p -> p.getFileName().toString()).filter(n -> n.matches("checkpoint-\\d{10}\\.bin"))
+              .anyMatch(n -> Integer.parseInt(n.substring(11, 21)) >= round)) {
+            return;
+          }
+        }
+      }
+      assertTrue(driver.isAlive(), () -> "the run ended before round " + round + ":\n" + StandaloneCluster.tail(log, 60));
+      assertTrue(System.nanoTime() < deadline, "no checkpoint of round " + round + " in time");
+      Thread.sleep(20);
+    }
+  }
+
+  static float[] parameters(Path modelZip) throws IOException {
+    MultiLayerNetwork network = ModelSerializer.restoreMultiLayerNetwork(modelZip.toFile(), false);
+    return network.params().toFloatVector();
+  }
+
+  static String diagnostics(StandaloneCluster cluster, Path log) {
+    return StandaloneCluster.tail(log, 80) + "\n" + cluster.executorLogs(40);
+  }
+}
