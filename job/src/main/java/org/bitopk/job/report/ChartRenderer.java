@@ -151,10 +151,13 @@ final class ChartRenderer {
     styler.setMarkerSize(6);
     styler.setXAxisLogarithmic(data.logarithmicX());
     styler.setXAxisMaxLabelCount(8);
-    // A formatting function would make XChart put an x tick at every data point: a pattern keeps nice ticks.
+    // a pattern, not a formatting function: with one XChart would put an x tick at every data point
     styler.setXAxisDecimalPattern("#,##0.####");
     styler.setyAxisTickLabelsFormattingFunction(ChartRenderer::tickLabel);
+    addTickAnchor(chart, data);
+    int index = 0;
     for (ChartSeries s : data.series()) {
+      Color colour = PALETTE[index++ % PALETTE.length];
       double[] x = s.x();
       double[] y = s.y();
       if (data.logarithmicX()) {
@@ -167,6 +170,8 @@ final class ChartRenderer {
       }
       XYSeries series = chart.addSeries(s.name(), x, y);
       series.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+      series.setLineColor(colour);
+      series.setMarkerColor(colour);
       if (s.dashed()) {
         series.setLineStyle(SeriesLines.DASH_DASH);
       }
@@ -177,6 +182,25 @@ final class ChartRenderer {
       }
     }
     return chart;
+  }
+
+  /**
+   * XChart puts the x ticks on data points (0, 13, 26, …) instead of round numbers whenever the x values
+   * of all series are evenly spaced, as iterations are. A hidden two-point series at the start of the
+   * first series, a third of a step apart, breaks the even spacing without changing the axis range. Short
+   * series (epochs) keep their ticks on the data: 1, 2, 3 is what a reader wants there.
+   */
+  private static void addTickAnchor(XYChart chart, ChartData data) {
+    if (data.logarithmicX() || data.series().isEmpty() || data.series().get(0).size() <= MARKER_LIMIT) {
+      return;
+    }
+    double[] x = data.series().get(0).x();
+    double[] y = data.series().get(0).y();
+    XYSeries anchor = chart.addSeries(" ", new double[] {x[0], x[0] + (x[1] - x[0]) / 3}, new double[] {y[0], y[0]});
+    anchor.setShowInLegend(false);
+    anchor.setMarker(SeriesMarkers.NONE);
+    anchor.setLineColor(new Color(0, 0, 0, 0));
+    anchor.setLineStyle(SeriesLines.NONE);
   }
 
   /** At most four significant digits, no trailing zeros: 0.0195, 1500, 2.5e-05. */

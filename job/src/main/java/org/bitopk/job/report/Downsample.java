@@ -56,8 +56,7 @@ final class Downsample {
   /**
    * A per-iteration series reduced to at most {@code maxPoints} buckets (means, or each bucket's last point
    * for cumulative columns) plus the exact first and last points, so the line spans the run's true first
-   * and last iteration. (The end points also keep the x values from being evenly spaced, which would make
-   * XChart put its ticks on data points such as 0.5, 70.5, … instead of round numbers.)
+   * and last iteration.
    *
    * @return {x, y}
    */

@@ -174,7 +174,10 @@ public final class StandaloneCluster implements AutoCloseable {
         "spark.executor.extraClassPath", dependencyClassPath,
         "spark.executor.extraJavaOptions", executorOptions,
         "spark.executorEnv.OMP_NUM_THREADS", "1",
-        "spark.executor.memory", "1g");
+        "spark.executor.memory", "1g",
+        // start only once every Worker's executor is up, else a loaded machine runs every task on the first
+        "spark.scheduler.minRegisteredResourcesRatio", "1.0",
+        "spark.scheduler.maxRegisteredResourcesWaitingTime", "120s");
   }
 
   /**

@@ -217,6 +217,20 @@ class RunReportTest {
   }
 
   @Test
+  void longSeriesGetAHiddenTickAnchorAndKeepTheirColours() {
+    double[] x = java.util.stream.IntStream.range(0, 100).asDoubleStream().toArray();
+    org.knowm.xchart.XYChart chart = RunReport.renderer().toXChart(
+        ChartData.of("t", "iteration", "y", List.of(ChartSeries.of("a", x, x), ChartSeries.of("b", x, x))));
+    assertEquals(3, chart.getSeriesMap().size());
+    assertFalse(chart.getSeriesMap().get(" ").isShowInLegend());
+    assertEquals(new java.awt.Color(0x1f77b4), chart.getSeriesMap().get("a").getLineColor());
+    assertEquals(new java.awt.Color(0xd62728), chart.getSeriesMap().get("b").getLineColor());
+    double[] epochs = {1, 2, 3, 4, 5};
+    assertEquals(1, RunReport.renderer().toXChart(ChartData.of("t", "epoch", "y",
+        List.of(ChartSeries.of("a", epochs, epochs)))).getSeriesMap().size(), "epoch series keep data ticks");
+  }
+
+  @Test
   void tickLabelsAreShortAndExact() {
     assertEquals("0.01953", ChartRenderer.tickLabel(0.01953125));
     assertEquals("1500", ChartRenderer.tickLabel(1500.0));

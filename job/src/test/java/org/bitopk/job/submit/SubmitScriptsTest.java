@@ -71,6 +71,8 @@ class SubmitScriptsTest {
     // The class spark-submit is asked to run exists.
     String mainClass = valueAfter(argv, "--class");
     assertEquals("org.bitopk.job.Main", mainClass);
+    Class<?> main = Class.forName(mainClass);
+    assertEquals(void.class, main.getMethod("main", String[].class).getReturnType());
 
     // Job arguments follow the jar, in order and intact.
     int jarAt = argv.indexOf(jar.toString());
