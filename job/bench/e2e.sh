@@ -2,6 +2,7 @@
 # End-to-end benchmark of the training job on local[2] (see EndToEndBenchmark): per-iteration time split,
 # the Spark floor measured in the same run, and DL4J's ParameterAveragingTrainingMaster on the same model.
 #   job/bench/e2e.sh [rounds=200] [workers=2,4,8]
+# BENCH_OPTS='-Dbitopk.window=8 -Dbitopk.skipDl4j=true' sets the update window / skips the DL4J baseline.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
@@ -10,5 +11,5 @@ mvn -B -q -pl job -am test-compile dependency:build-classpath -Dmdep.outputFile=
 OPENS="$(sed -n 's:.*<spark.jvm.opens>\(.*\)</spark.jvm.opens>.*:\1:p' pom.xml)"
 export OMP_NUM_THREADS=1 SPARK_LOCAL_IP=127.0.0.1
 # shellcheck disable=SC2086
-exec java -Xmx6g $OPENS -cp "job/target/test-classes:job/target/classes:$(cat job/target/test-classpath.txt)" \
+exec java -Xmx6g ${BENCH_OPTS:-} $OPENS -cp "job/target/test-classes:job/target/classes:$(cat job/target/test-classpath.txt)" \
     org.bitopk.job.bench.EndToEndBenchmark "$@"

@@ -7,7 +7,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 /**
  * One line of {@code metrics/iterations.jsonl} (the README's contract). {@code iteration} is the 0-based round
  * t whose gradients were computed at x_t; {@code epoch} is the 1-based epoch it belongs to. Times of workers
- * (gradient, compress) are means over workers; {@code time_job_ms} is the wall time of the Spark job.
+ * (gradient, compress) are means over workers; {@code time_job_ms} is the wall time of the Spark job and
+ * {@code time_task_path_ms} the part of it the tasks' own work accounts for: the makespan of their measured
+ * times (catch-up + gradient + compress) list-scheduled in partition order onto the default parallelism's
+ * slots, so {@code time_job_ms - time_task_path_ms} estimates Spark's scheduling, serialization and collect.
  */
 @JsonPropertyOrder(alphabetic = false)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -38,6 +41,7 @@ public record IterationRecord(
     @JsonProperty("time_compress_ms") double timeCompressMs,
     @JsonProperty("time_catchup_ms") double timeCatchupMs,
     @JsonProperty("time_job_ms") double timeJobMs,
+    @JsonProperty("time_task_path_ms") double timeTaskPathMs,
     @JsonProperty("time_aggregate_ms") double timeAggregateMs,
     @JsonProperty("time_broadcast_ms") double timeBroadcastMs,
     @JsonProperty("time_total_ms") double timeTotalMs) {}
