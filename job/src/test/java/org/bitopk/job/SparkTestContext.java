@@ -8,11 +8,15 @@ import org.bitopk.job.spark.SparkSetup;
 public final class SparkTestContext {
   private SparkTestContext() {}
 
-  public static JavaSparkContext start() {
-    SparkConf conf = SparkSetup.conf("local[2]")
+  /** The job's settings on local[2], UI off, bound to loopback; tests may add their own settings on top. */
+  public static SparkConf conf() {
+    return SparkSetup.conf("local[2]")
         .set("spark.ui.enabled", "false")
         .set("spark.driver.host", "127.0.0.1")
         .set("spark.driver.bindAddress", "127.0.0.1");
-    return SparkSetup.start(conf);
+  }
+
+  public static JavaSparkContext start() {
+    return SparkSetup.start(conf());
   }
 }

@@ -1,9 +1,8 @@
 package org.bitopk.job.badinput;
 
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.Main;
-import org.bitopk.job.spark.SparkSetup;
+import org.bitopk.job.SparkTestContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,9 +40,7 @@ class BadInputTest {
 
   @BeforeAll
   void start() {
-    SparkConf conf = SparkSetup.conf("local[2]").set("spark.ui.enabled", "false")
-        .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1");
-    sc = SparkSetup.start(conf);
+    sc = SparkTestContext.start();
   }
 
   @AfterAll

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.Main;
 import org.bitopk.job.TrainingConfig;
@@ -12,7 +11,7 @@ import org.bitopk.job.TrainingRun;
 import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.IterationRecord;
 import org.bitopk.job.engine.RunListener;
-import org.bitopk.job.spark.SparkSetup;
+import org.bitopk.job.SparkTestContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,9 +53,7 @@ class ResumeTest {
 
   @BeforeAll
   void start() {
-    SparkConf conf = SparkSetup.conf("local[2]").set("spark.ui.enabled", "false")
-        .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1");
-    sc = SparkSetup.start(conf);
+    sc = SparkTestContext.start();
   }
 
   @AfterAll

@@ -4,6 +4,7 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.TrainingConfig;
 import org.bitopk.job.TrainingRun;
+import org.bitopk.job.SparkTestContext;
 import org.bitopk.job.spark.SparkSetup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,8 +35,7 @@ class LongRunCheck {
   static List<DriverFootprint.Sample> run(Path tmp, int iterations, int every, int checkpointEvery) throws Exception {
     // Spark's status store keeps the last spark.ui.retainedJobs/Stages (1,000 by default) jobs and stages even
     // with the UI off: the heap grows until then by design. A small bound reaches the plateau early.
-    SparkConf conf = SparkSetup.conf("local[2]").set("spark.ui.enabled", "false")
-        .set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
+    SparkConf conf = SparkTestContext.conf()
         .set("spark.ui.retainedJobs", "100").set("spark.ui.retainedStages", "100")
         .set("spark.ui.retainedTasks", "1000");
     JavaSparkContext sc = SparkSetup.start(conf);
