@@ -17,6 +17,7 @@ import org.bitopk.job.TrainingConfig;
 import org.bitopk.job.TrainingRun;
 import org.bitopk.job.checkpoint.CheckpointStore;
 import org.bitopk.job.engine.TrainingDivergedException;
+import org.bitopk.job.output.MachineEnvironment;
 import org.bitopk.job.output.ProgressDisplay;
 import org.bitopk.job.output.RunDirectory;
 import org.bitopk.job.spark.SparkSetup;
@@ -133,7 +134,8 @@ public final class ExperimentCommand implements Callable<Integer> {
   /**
    * Runs the points that are not finished, in grid order, and writes {@code out}/grid.json first. One line per
    * point on {@code console}. A point that diverges is reported and skipped, so one learning rate too large
-   * does not stop a grid of hours; any other failure propagates.
+   * does not stop a grid of hours; any other failure propagates. Appends this invocation's machine and load to
+   * {@code out}/environment.json.
    *
    * @return the number of points that diverged
    */
@@ -145,6 +147,7 @@ public final class ExperimentCommand implements Callable<Integer> {
     try (OutputStream stream = fs.create(new Path(dir, ExperimentResults.GRID_FILE), true)) {
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(stream, grid.source());
     }
+    MachineEnvironment environment = MachineEnvironment.start("experiment --grid " + grid.name() + " --out " + out);
     int n = grid.points().size();
     int diverged = 0;
     for (int i = 0; i < n; i++) {
@@ -180,6 +183,7 @@ public final class ExperimentCommand implements Callable<Integer> {
               : String.format(Locale.ROOT, "%.2f %%", 100 * accuracy)));
       console.flush();
     }
+    environment.finishInto(fs, dir);
     return diverged;
   }
 

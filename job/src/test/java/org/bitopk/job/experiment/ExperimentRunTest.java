@@ -126,6 +126,15 @@ class ExperimentRunTest {
     assertEquals(0, second.code(), second.err());
     assertEquals(4, second.out().split("finished earlier, skipped", -1).length - 1, second.out());
     assertEquals(before, modificationTimes(out, names), "a finished point was touched");
+    // each invocation appends the machine and its load: two invocations, two entries
+    JsonNode environment = JSON.readTree(out.resolve("environment.json").toFile());
+    assertEquals(2, environment.size(), environment.toString());
+    for (JsonNode entry : environment) {
+      assertEquals(Runtime.getRuntime().availableProcessors(), entry.get("cores").asInt());
+      assertEquals(3, entry.get("load_at_start").size(), entry.toString());
+      assertTrue(entry.get("load_at_end").get(0).asDouble() >= 0, entry.toString());
+      assertTrue(entry.get("finished").asText().compareTo(entry.get("started").asText()) >= 0, entry.toString());
+    }
 
     Files.delete(out.resolve("results.csv"));
     Outcome summary = main("experiment", "--summarize", out.toString());
