@@ -175,6 +175,12 @@ public final class PreparedRun {
   }
 
   private static PreparedRun finish(PreparedRun run) {
+    java.util.List<Integer> captures = run.config.captureVectors();
+    if (!captures.isEmpty() && captures.get(captures.size() - 1) > run.totalIterations) {
+      throw new BadInputException("--capture-vectors: round " + captures.get(captures.size() - 1) + " is beyond "
+          + "this run's " + run.totalIterations + " rounds (raise --epochs or --max-iterations, or leave the "
+          + "round out)");
+    }
     if (run.checkpoint != null && run.checkpoint.iteration() > run.totalIterations) {
       throw new BadInputException("--resume: the checkpoint is at iteration " + run.checkpoint.iteration()
           + ", beyond this run's " + run.totalIterations + " iterations (raise --epochs or --max-iterations)");

@@ -38,6 +38,7 @@ public final class RunPlans {
         .evalEvery(config.evalEvery())
         .seed(config.seed())
         .divergenceAdvice(divergenceAdvice)
+        .captureRounds(config.captureVectors().stream().mapToInt(Integer::intValue).toArray())
         .build();
   }
 

@@ -219,6 +219,13 @@ public final class TrainCommand implements Callable<Integer> {
       + "(ships dense vectors: slow, for diagnostics).")
   boolean xi;
 
+  @Option(names = "--capture-vectors", paramLabel = "ROUNDS",
+      description = "Write every worker's compensated vector c_i = e_i + lr*g_i (what its uplink compressor is "
+          + "applied to) at these 1-based rounds, e.g. 1,100,1000, to <output>/captures/round-NNNNNN/"
+          + "worker-NNNN.bin (format in the README); read them with evaluate-compressors. Rounds must be "
+          + "positive, distinct and within the run.")
+  String captureVectors;
+
   @Option(names = "--checkpoint-every", paramLabel = "N",
       description = "Every N iterations, write a checkpoint (model, server and worker residuals, counters) to "
           + "<output>/checkpoints, atomically; the newest two are kept; 0 = never (default: ${DEFAULT-VALUE}).")
@@ -291,7 +298,7 @@ public final class TrainCommand implements Callable<Integer> {
         .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
         .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
         .consistencyCheckEvery(consistencyCheckEvery).snapshotEvery(snapshotEvery).updateWindow(updateWindow)
-        .xi(xi).quiet(quiet).checkpointEvery(checkpointEvery);
+        .xi(xi).captureVectors(captureVectors).quiet(quiet).checkpointEvery(checkpointEvery);
     if (resume != null) {
       if (resume.isBlank()) {
         throw new IllegalArgumentException("--resume: expected the directory of the run to continue, got ''");

@@ -42,6 +42,8 @@ public final class TrainingConfig {
   private final int snapshotEvery;
   private final int updateWindow;
   private final boolean xi;
+  /** 1-based rounds whose compensated vectors c_i are written, ascending; empty for none. */
+  private final java.util.List<Integer> captureVectors;
   private final boolean quiet;
   private final int checkpointEvery;
   private final boolean resume;
@@ -78,6 +80,7 @@ public final class TrainingConfig {
     this.snapshotEvery = b.snapshotEvery;
     this.updateWindow = b.updateWindow;
     this.xi = b.xi;
+    this.captureVectors = b.captureVectors;
     this.quiet = b.quiet;
     this.checkpointEvery = b.checkpointEvery;
     this.resume = b.resume;
@@ -131,6 +134,7 @@ public final class TrainingConfig {
     m.put("snapshot-every", snapshotEvery);
     m.put("update-window", updateWindow);
     m.put("xi", xi);
+    m.put("capture-vectors", captureVectors.isEmpty() ? null : captureVectorsText(captureVectors));
     m.put("checkpoint-every", checkpointEvery);
     if (table != null) {
       m.putAll(table.toFlags());
@@ -203,7 +207,18 @@ public final class TrainingConfig {
   public int snapshotEvery() { return snapshotEvery; }
   public int updateWindow() { return updateWindow; }
   public boolean xi() { return xi; }
+  /** The 1-based rounds whose compensated vectors are captured, ascending (empty: none). */
+  public java.util.List<Integer> captureVectors() { return captureVectors; }
   public boolean quiet() { return quiet; }
+
+  /** "1,100,1000": the flag's text for a list of rounds. */
+  static String captureVectorsText(java.util.List<Integer> rounds) {
+    StringBuilder text = new StringBuilder();
+    for (int r : rounds) {
+      text.append(text.length() == 0 ? "" : ",").append(r);
+    }
+    return text.toString();
+  }
 
   /** Learning rate of an epoch (0-based): lr · lrDecay^epoch. */
   public double learningRate(int epochIndex) {
@@ -224,6 +239,7 @@ public final class TrainingConfig {
     b.epochs = epochs; b.maxIterations = maxIterations; b.nonIid = nonIid; b.seed = seed; b.output = output;
     b.overwrite = overwrite; b.evalEvery = evalEvery; b.consistencyCheckEvery = consistencyCheckEvery;
     b.snapshotEvery = snapshotEvery; b.updateWindow = updateWindow; b.xi = xi; b.quiet = quiet;
+    b.captureVectors = captureVectors;
     b.checkpointEvery = checkpointEvery; b.resume = resume; b.table = table;
     return b;
   }
@@ -257,6 +273,7 @@ public final class TrainingConfig {
     private int snapshotEvery = 32;
     private int updateWindow = 32;
     private boolean xi;
+    private java.util.List<Integer> captureVectors = java.util.List.of();
     private boolean quiet;
     private int checkpointEvery;
     private boolean resume;
@@ -343,6 +360,41 @@ public final class TrainingConfig {
     public Builder snapshotEvery(int v) { snapshotEvery = atLeast("--snapshot-every", v, 1); return this; }
     public Builder updateWindow(int v) { updateWindow = atLeast("--update-window", v, 1); return this; }
     public Builder xi(boolean v) { xi = v; return this; }
+
+    /**
+     * The rounds whose compensated vectors are written, as the flag's text: comma-separated 1-based round
+     * numbers, e.g. {@code 1,100,1000}; null for none. Refused: an empty text, an entry that is not a positive
+     * integer, a round listed twice. Rounds beyond the run's end are refused once the run's length is known
+     * ({@code PreparedRun}).
+     */
+    public Builder captureVectors(String v) {
+      if (v == null) {
+        captureVectors = java.util.List.of();
+        return this;
+      }
+      String text = nonBlank("--capture-vectors", v);
+      java.util.TreeSet<Integer> rounds = new java.util.TreeSet<>();
+      for (String part : text.split(",", -1)) {
+        String entry = part.trim();
+        int round;
+        try {
+          round = Integer.parseInt(entry);
+        } catch (NumberFormatException e) {
+          round = 0;
+        }
+        if (round < 1) {
+          throw new IllegalArgumentException("--capture-vectors: '" + entry + "' is not a round number; expected "
+              + "comma-separated 1-based rounds, e.g. 1,100,1000");
+        }
+        if (!rounds.add(round)) {
+          throw new IllegalArgumentException("--capture-vectors: round " + round + " is listed twice in '" + text
+              + "'");
+        }
+      }
+      captureVectors = java.util.List.copyOf(rounds);
+      return this;
+    }
+
     public Builder quiet(boolean v) { quiet = v; return this; }
 
     /** Every N rounds, write a checkpoint to output/checkpoints (0 = never). */

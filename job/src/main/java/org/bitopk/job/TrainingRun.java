@@ -27,6 +27,7 @@ import org.bitopk.job.engine.IterationRecord;
 import org.bitopk.job.engine.RunListener;
 import org.bitopk.job.engine.RunPlan;
 import org.bitopk.job.engine.RunSummary;
+import org.bitopk.job.capture.CaptureFiles;
 import org.bitopk.job.engine.Trainer;
 import org.bitopk.job.output.AtomicFiles;
 import org.bitopk.job.output.ProgressDisplay;
@@ -173,6 +174,10 @@ public final class TrainingRun {
     Trainer<S> trainer = new Trainer<>(sc, plan, problem, prepared.runId(), all);
     if (prepared.checkpoint() != null) {
       trainer.resumeFrom(prepared.checkpoint().toResumePoint());
+    }
+    if (plan.captureRounds().length > 0) {
+      trainer.captureTo(CaptureFiles.writer(lease.fileSystem(), dir.path(), plan.workers(),
+          prepared.config().densityUp(), plan.uplink().targetK()));
     }
     RunSummary summary = trainer.run();
     String text = SummaryText.render(summary, dir.path().toString(), saver.file, data(prepared),

@@ -56,7 +56,7 @@ class ClosureSizeTest {
     JavaSparkContext sc = SPARK.context();
     List<Broadcast<byte[]>> window = List.of(sc.broadcast(new byte[10]));
     Broadcast<float[]> snapshot = sc.broadcast(new float[1]);
-    WorkerTask<WorkerShard> task = new WorkerTask<>("run", new RoundSettings(0, 0, 0.1f, true, false), factory,
+    WorkerTask<WorkerShard> task = new WorkerTask<>("run", new RoundSettings(0, 0, 0.1f, true, false, false), factory,
         new UplinkSettings(CompressorSpec.parse("topk"), 2427, true, 0f, 1), new DownlinkView(1, 0, window, 0,
         snapshot), new long[2], new StateLocations(new String[] {"executor-host-0:40000", "executor-host-1:40000"},
         List.of("executor-host-0:40000", "executor-host-1:40000"), 30_000));
@@ -78,7 +78,7 @@ class ClosureSizeTest {
       }
       Broadcast<float[]> snapshot = sc.broadcast(x);
       long[] tokensOf100Workers = new long[100];
-      WorkerTask<WorkerShard> task = new WorkerTask<>("run", new RoundSettings(0, 0, 0.1f, true, false),
+      WorkerTask<WorkerShard> task = new WorkerTask<>("run", new RoundSettings(0, 0, 0.1f, true, false, false),
           problem.objectiveFactory(), new UplinkSettings(CompressorSpec.parse("topk"), 2427, true, 0f, 1),
           new DownlinkView(32, 0, window, 0, snapshot), tokensOf100Workers, new StateLocations(
               java.util.stream.IntStream.range(0, 100).mapToObj(i -> "executor-host-" + i % 10 + ":40000")

@@ -17,7 +17,7 @@ import java.util.TreeSet;
 public final class ConfigDigest {
   /** Flags that do not change the rounds' arithmetic. */
   static final Set<String> IGNORED = Set.of("master", "output", "overwrite", "quiet", "epochs", "max-iterations",
-      "eval-every", "consistency-check-every", "checkpoint-every", "xi", "config", "resume", "data",
+      "eval-every", "consistency-check-every", "checkpoint-every", "xi", "capture-vectors", "config", "resume", "data",
       "snapshot-every", "update-window", "tasks");
 
   private ConfigDigest() {}

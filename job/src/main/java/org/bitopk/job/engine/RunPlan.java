@@ -24,6 +24,7 @@ public final class RunPlan {
   private final long seed;
   private final String divergenceAdvice;
   private final long speculationDeferMillis;
+  private final int[] captureRounds;
 
   private RunPlan(Builder b) {
     this.mode = Objects.requireNonNull(b.mode, "mode");
@@ -63,6 +64,15 @@ public final class RunPlan {
       throw new IllegalArgumentException("speculation defer time must be >= 0, got " + b.speculationDeferMillis);
     }
     this.speculationDeferMillis = b.speculationDeferMillis;
+    int previous = 0;
+    for (int r : b.captureRounds) {
+      if (r <= previous || r > b.totalRounds) {
+        throw new IllegalArgumentException("capture rounds must be ascending 1-based rounds within the run's "
+            + b.totalRounds + ", got " + java.util.Arrays.toString(b.captureRounds));
+      }
+      previous = r;
+    }
+    this.captureRounds = b.captureRounds.clone();
   }
 
   public static Builder builder() {
@@ -94,6 +104,14 @@ public final class RunPlan {
    */
   public long speculationDeferMillis() { return speculationDeferMillis; }
 
+  /** The 1-based rounds whose compensated vectors c_i the workers report for a {@link VectorCapture}. */
+  public int[] captureRounds() { return captureRounds.clone(); }
+
+  /** Whether the workers report their compensated vectors in round t (0-based), i.e. 1-based round t + 1. */
+  public boolean capturesRound(int t) {
+    return java.util.Arrays.binarySearch(captureRounds, t + 1) >= 0;
+  }
+
   /** Learning rate of an epoch (0-based): lr · decay^epoch. */
   public double learningRate(int epochIndex) {
     return learningRate * Math.pow(lrDecay, epochIndex);
@@ -118,6 +136,7 @@ public final class RunPlan {
     private long seed;
     private String divergenceAdvice = "";
     private long speculationDeferMillis = 30_000;
+    private int[] captureRounds = new int[0];
 
     private Builder() {}
 
@@ -162,6 +181,8 @@ public final class RunPlan {
     public Builder seed(long v) { seed = v; return this; }
     public Builder divergenceAdvice(String v) { divergenceAdvice = Objects.requireNonNull(v); return this; }
     public Builder speculationDeferMillis(long v) { speculationDeferMillis = v; return this; }
+    /** 1-based rounds, ascending, within the run; validated by {@link #build()}. */
+    public Builder captureRounds(int... v) { captureRounds = v.clone(); return this; }
 
     public RunPlan build() {
       if (Double.isNaN(learningRate)) {

@@ -24,6 +24,7 @@ public final class Trainer<S> {
   private final String runId;
   private final List<RunListener> listeners;
   private ResumePoint resume;
+  private VectorCapture capture;
 
   private ObjectiveFactory<S> factory;
   private JavaRDD<S> groups;
@@ -61,8 +62,18 @@ public final class Trainer<S> {
     return this;
   }
 
+  /** Where the compensated vectors of the plan's capture rounds go; required when the plan lists any. */
+  public Trainer<S> captureTo(VectorCapture sink) {
+    this.capture = sink;
+    return this;
+  }
+
   /** Runs all rounds; on success the run's executor state is dropped, on failure too (best effort). */
   public RunSummary run() {
+    if (plan.captureRounds().length > 0 && capture == null) {
+      throw new IllegalStateException("the plan captures rounds " + Arrays.toString(plan.captureRounds())
+          + " but no VectorCapture was given");
+    }
     factory = problem.objectiveFactory();
     int t0 = start(factory.dimension());
     groups = WorkerGroups.group(problem.shards(), plan.tasks());
@@ -152,7 +163,9 @@ public final class Trainer<S> {
     int epochIndex = t / plan.roundsPerEpoch();
     double lr = plan.learningRate(epochIndex);
     boolean check = plan.consistencyCheckEvery() > 0 && t % plan.consistencyCheckEvery() == 0;
-    RoundSettings settings = new RoundSettings(epochIndex, t % plan.roundsPerEpoch(), (float) lr, check, plan.xi());
+    boolean captured = plan.capturesRound(t);
+    RoundSettings settings = new RoundSettings(epochIndex, t % plan.roundsPerEpoch(), (float) lr, check, plan.xi(),
+        captured);
     WorkerTask<S> task = new WorkerTask<>(runId, settings, factory, plan.uplink(), window.view(t),
         acceptedTokens.clone(), new StateLocations(holders, aliveExecutors(), plan.speculationDeferMillis()));
     long jobStart = System.nanoTime();
@@ -160,6 +173,9 @@ public final class Trainer<S> {
     long jobEnd = System.nanoTime();
     if (check) {
       verifyReplicas(t, reports);
+    }
+    if (captured) {
+      captureVectors(t, (float) lr, reports);
     }
     Double gap = problem.optimalityGap(master);
     ServerAggregator.Round server = this.server.aggregate(reports, plan.xi() ? plan.uplink().targetK() : null);
@@ -183,6 +199,20 @@ public final class Trainer<S> {
     return IterationRecord.of(runId, plan, t, lr, workers, server, round, gap, new IterationRecord.Times(
         (jobEnd - jobStart) / 1e6, (aggregated - jobEnd) / 1e6, (published - aggregated) / 1e6,
         (published - start) / 1e6));
+  }
+
+  /** Hands round t's accepted c_i to the capture, then drops them unless ξ needs them. */
+  private void captureVectors(int t, float lr, List<WorkerReport> reports) {
+    for (WorkerReport r : reports) {
+      try {
+        capture.capture(t + 1, r.workerId, lr, r.compensated);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      if (!plan.xi()) {
+        r.compensated = null;
+      }
+    }
   }
 
   /** Block manager addresses of the executors alive now (the driver's own included in local mode). */

@@ -140,15 +140,21 @@ public final class WorkerTask<S> implements Function2<Integer, Iterator<S>, Iter
       report.achievedK = step.achievedK();
       report.compensatedNorm = step.compensatedNorm();
       report.residualNorm = step.residualNorm();
-      if (round.collectXi()) {
+      if (round.reportsCompensated()) {
+        // c_i bit for bit: sent and residual are disjoint and sent + residual == c (ErrorFeedback), so adding
+        // the residual to the dense sent vector only ever adds a value to 0f.
         float[] compensated = step.sent().toDense();
         float[] residual = state.feedback.residual();
-        float[] scaled = new float[dimension];
         for (int j = 0; j < dimension; j++) {
           compensated[j] += residual[j];
-          scaled[j] = learningRate * gradient[j]; // ξ's denominator is Σ lr·g_i, momentum or not
         }
         report.compensated = compensated;
+      }
+      if (round.collectXi()) {
+        float[] scaled = new float[dimension];
+        for (int j = 0; j < dimension; j++) {
+          scaled[j] = learningRate * gradient[j]; // ξ's denominator is Σ lr·g_i, momentum or not
+        }
         report.scaledGradient = scaled;
       }
     }
