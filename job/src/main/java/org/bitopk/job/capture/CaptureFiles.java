@@ -10,6 +10,8 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.hadoop.fs.ChecksumException;
+import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -127,7 +129,10 @@ public final class CaptureFiles {
    *
    * @throws IllegalArgumentException one line naming the file (see {@link CaptureFormat#decode})
    */
-  public static CapturedVector read(FileSystem fs, Path file) throws IOException {
+  public static CapturedVector read(FileSystem fileSystem, Path file) throws IOException {
+    // The format carries its own CRC32C and length check, which name what is wrong (truncated, damaged); the local
+    // file system's .crc side files would only report a "Checksum error" first, so they are bypassed.
+    FileSystem fs = fileSystem instanceof ChecksumFileSystem checked ? checked.getRawFileSystem() : fileSystem;
     long length = fs.getFileStatus(file).getLen();
     if (length > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException(file + ": " + length + " bytes, too large for a captured vector");
@@ -138,6 +143,9 @@ public final class CaptureFiles {
       if (n != bytes.length) {
         throw new IllegalArgumentException(file + ": truncated while reading (" + n + " of " + length + " bytes)");
       }
+    } catch (ChecksumException e) {
+      throw new IllegalArgumentException(file + ": damaged: the file system's checksum does not match ("
+          + e.getMessage() + ")", e);
     }
     CapturedVector v = CaptureFormat.decode(file.toString(), bytes);
     Path expected = file(new Path("/"), v.round(), v.worker());
