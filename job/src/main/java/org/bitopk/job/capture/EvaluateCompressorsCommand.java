@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
  * {@code evaluate-compressors --captures RUN_DIR [--compressors SPECS] [--density RHO] [--repeats N] --out DIR}:
  * runs every compressor on every vector a run captured with {@code train --capture-vectors} and writes, per round
  * and compressor, target and achieved k, time per element and the relative error next to exact TopK's
- * ({@link CompressorEvaluation}) into {@code DIR/evaluation.csv} and {@code DIR/evaluation.md}, the machine and its
+ * ({@link CompressorEvaluation}) into {@code DIR/evaluation.csv}, {@code DIR/evaluation.md} and
+ * {@code DIR/evaluation.png}, the machine and its
  * load into {@code DIR/environment.json}, and {@code DIR/_SUCCESS} last.
  *
  * <p>Exit codes: 0 done; 2 bad input, nothing measured (no captures, a truncated, damaged or foreign file, an
@@ -36,7 +37,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "evaluate-compressors", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Runs compressors on the compensated vectors a run captured (train --capture-vectors) and "
         + "measures achieved k, time per element and relative error against exact TopK: evaluation.csv, "
-        + "evaluation.md, environment.json and _SUCCESS in --out."})
+        + "evaluation.md, evaluation.png, environment.json and _SUCCESS in --out."})
 public final class EvaluateCompressorsCommand implements Callable<Integer> {
   /** Exit code for input the command cannot use. */
   static final int BAD_INPUT = 2;
@@ -148,11 +149,14 @@ public final class EvaluateCompressorsCommand implements Callable<Integer> {
       byte[] md = EvaluationOutput.markdown(rows, context);
       AtomicFiles.write(fs, new Path(dir, "evaluation.csv"), o -> o.write(csv));
       AtomicFiles.write(fs, new Path(dir, "evaluation.md"), o -> o.write(md));
+      byte[] png = EvaluationChart.png(rows);
+      AtomicFiles.write(fs, new Path(dir, "evaluation.png"), o -> o.write(png));
       environment.finishInto(fs, dir);
       AtomicFiles.write(fs, new Path(dir, "_SUCCESS"), o -> { });
       PrintWriter stdout = spec.commandLine().getOut();
       stdout.print(new String(md, java.nio.charset.StandardCharsets.UTF_8));
-      stdout.println("wrote " + dir + "/evaluation.csv (" + rows.size() + " rows), evaluation.md, environment.json");
+      stdout.println("wrote " + dir + "/evaluation.csv (" + rows.size() + " rows), evaluation.md, evaluation.png, "
+          + "environment.json");
       stdout.flush();
       return 0;
     } catch (IOException | UncheckedIOException e) {

@@ -80,7 +80,7 @@ final class EvaluationOutput {
     s.append("- *overhead*: fewer ns per element than exact TopK in every round. Exact TopK here is this project's "
         + "O(d) radix select on the CPU (README, BENCHMARKS.md), not the sort-based GPU top-k the paper measured "
         + "against, so a threshold estimator has less to win.\n\n");
-    s.append("| compressor | |k̂/k − 1| per round | quality similar to DGC? | time ÷ TopK per round | overhead lower "
+    s.append("| compressor | \\|k̂/k − 1\\| per round | quality similar to DGC? | time ÷ TopK per round | overhead lower "
         + "than TopK? |\n|---|---|---|---|---|\n");
     Map<String, List<CompressorEvaluation.Row>> byCompressor = new LinkedHashMap<>();
     for (CompressorEvaluation.Row r : rows) {
