@@ -164,6 +164,9 @@ class CaptureVectorsTest {
     String md = Files.readString(out.resolve("evaluation.md"));
     assertTrue(md.contains(EvaluationOutput.CLAIM), md);
     assertTrue(md.contains("| sidco-e:stages=1 |"), md);
+    byte[] png = Files.readAllBytes(out.resolve("evaluation.png"));
+    assertEquals(0x89, png[0] & 0xff);
+    assertEquals("PNG", new String(png, 1, 3, java.nio.charset.StandardCharsets.US_ASCII));
     assertTrue(Files.exists(out.resolve("environment.json")));
     assertTrue(Files.exists(out.resolve("_SUCCESS")));
   }
