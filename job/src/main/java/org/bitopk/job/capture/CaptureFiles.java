@@ -42,7 +42,7 @@ import org.bitopk.job.output.AtomicFiles;
  */
 public final class CaptureFiles {
   /** The directory in a run directory that holds the captures. */
-  public static final String DIRECTORY = "captures";
+  public static final String DIRECTORY = org.bitopk.job.output.RunDirectory.CAPTURES;
 
   private static final Pattern ROUND = Pattern.compile("round-(\\d{6,})");
   private static final Pattern WORKER = Pattern.compile("worker-(\\d{4,})\\.bin");

@@ -47,8 +47,10 @@ public final class RunDirectory implements RunListener, AutoCloseable {
   public static final String EPOCHS = "metrics/epochs.jsonl";
   /** The driver's log files of each start of the run (see DriverLog). */
   public static final String LOGS = "logs";
+  /** The compensated vectors of {@code --capture-vectors} (written by the capture package). */
+  public static final String CAPTURES = "captures";
   /** What marks a directory as a run, finished or not. */
-  private static final Set<String> RUN_MARKERS = Set.of(CONFIG, METRICS, "checkpoints");
+  private static final Set<String> RUN_MARKERS = Set.of(CONFIG, METRICS, "checkpoints", CAPTURES);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final FileSystem fs;
@@ -422,7 +424,7 @@ public final class RunDirectory implements RunListener, AutoCloseable {
     if (iterationLines > 0) {
       return;
     }
-    for (String name : List.of(CONFIG, METRICS)) {
+    for (String name : List.of(CONFIG, METRICS, CAPTURES)) {
       try {
         fs.delete(new Path(path, name), true);
       } catch (IOException | RuntimeException | FSError e) {
