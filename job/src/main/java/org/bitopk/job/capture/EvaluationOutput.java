@@ -52,7 +52,7 @@ final class EvaluationOutput {
     CompressorEvaluation.Row first = rows.get(0);
     s.append(String.format(Locale.ROOT, "Captured vectors c_i = e_i + lr·g_i of %s: P = %d workers, d = %d, the run's "
         + "uplink density %s. Evaluated at density %s (k = %d), %d timed passes after %d warm-up calls per vector, "
-        + "single thread; time per element is the median pass. Learning rate per round: %s. The machine and its "
+        + "single thread, after one untimed pass of every compressor over the first round (JIT warm-up); time per element is the median pass. Learning rate per round: %s. The machine and its "
         + "load are in environment.json.%n%n", context.captures(), context.workers(), first.dimension(),
         plain(context.runDensity()), plain(context.density()), first.targetK(), context.repeats(), context.warmups(),
         context.learningRates()));
