@@ -24,6 +24,13 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 final class EvaluationChart {
   private static final int WIDTH = 800;
   private static final int HEIGHT = 620;
+  /** k̂/k is drawn on a log axis; an estimate that selected (almost) nothing is drawn at this floor. */
+  private static final double MIN_K_RATIO = 1e-3;
+  /** 14 distinguishable colours: the default compressor list has 14 entries. */
+  private static final Color[] PALETTE = {new Color(0x000000), new Color(0xe6194b), new Color(0x3cb44b),
+      new Color(0x4363d8), new Color(0xf58231), new Color(0x911eb4), new Color(0x42d4f4), new Color(0xf032e6),
+      new Color(0x9a6324), new Color(0x808000), new Color(0x469990), new Color(0x800000), new Color(0xbfef45),
+      new Color(0xa9a9a9)};
 
   static {
     if (System.getProperty("java.awt.headless") == null) {
@@ -44,7 +51,9 @@ final class EvaluationChart {
     for (CompressorEvaluation.Row r : rows) {
       byCompressor.computeIfAbsent(EvaluationOutput.label(r.compressor()), c -> new ArrayList<>()).add(r);
     }
-    XYChart k = chart("Achieved k / target k", "time ÷ exact TopK's", "k̂ / k");
+    XYChart k = chart("Achieved k / target k (log; " + MIN_K_RATIO + " = nothing selected)", "time ÷ exact TopK's",
+        "k̂ / k");
+    k.getStyler().setYAxisLogarithmic(true);
     XYChart error = chart("Relative error ÷ exact TopK's", "time ÷ exact TopK's", "error ratio");
     for (Map.Entry<String, List<CompressorEvaluation.Row>> e : byCompressor.entrySet()) {
       int n = e.getValue().size();
@@ -54,11 +63,11 @@ final class EvaluationChart {
       for (int i = 0; i < n; i++) {
         CompressorEvaluation.Row r = e.getValue().get(i);
         time[i] = r.nsPerElement() / topkTime.get(r.round());
-        kRatio[i] = r.achievedKMean() / r.targetK();
+        kRatio[i] = Math.max(MIN_K_RATIO, r.achievedKMean() / r.targetK());
         errorRatio[i] = r.topkRelativeErrorMean() == 0 ? 1 : r.relativeErrorMean() / r.topkRelativeErrorMean();
       }
-      k.addSeries(e.getKey(), time, kRatio).setMarker(SeriesMarkers.CIRCLE);
-      error.addSeries(e.getKey(), time, errorRatio).setMarker(SeriesMarkers.CIRCLE);
+      k.addSeries(e.getKey(), time, kRatio).setMarker(marker(e.getKey()));
+      error.addSeries(e.getKey(), time, errorRatio).setMarker(marker(e.getKey()));
     }
     BufferedImage image = new BufferedImage(2 * WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
     Graphics2D g = image.createGraphics();
@@ -78,12 +87,24 @@ final class EvaluationChart {
     return out.toByteArray();
   }
 
+  /** SIDCo's stage counts by shape: 1 circle, 3 square, adaptive diamond; the others triangles. */
+  private static org.knowm.xchart.style.markers.Marker marker(String label) {
+    if (label.endsWith("stages=1")) {
+      return SeriesMarkers.CIRCLE;
+    }
+    if (label.endsWith("stages=adaptive")) {
+      return SeriesMarkers.DIAMOND;
+    }
+    return label.contains(":stages=") ? SeriesMarkers.SQUARE : SeriesMarkers.TRIANGLE_UP;
+  }
+
   private static XYChart chart(String title, String x, String y) {
     XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(x).yAxisTitle(y)
         .build();
     chart.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
     chart.getStyler().setChartBackgroundColor(Color.WHITE);
     chart.getStyler().setMarkerSize(9);
+    chart.getStyler().setSeriesColors(PALETTE);
     return chart;
   }
 }
