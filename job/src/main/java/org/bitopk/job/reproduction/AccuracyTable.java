@@ -19,7 +19,7 @@ final class AccuracyTable {
   static String markdown(ExperimentEvidence e) {
     String model = e.common("model");
     String epochs = e.common("epochs");
-    String ourEpochs = epochs == null ? "ours" : "ours, " + epochs + " epochs";
+    String ourEpochs = epochs == null ? "ours" : "ours, " + epochs + (epochs.equals("1") ? " epoch" : " epochs");
     StringBuilder b = new StringBuilder();
     if (epochs != null && !epochs.equals(Integer.toString(Published.EPOCHS))) {
       b.append("**Note:** the paper's figures are after ").append(Published.EPOCHS).append(" epochs, ours after ")

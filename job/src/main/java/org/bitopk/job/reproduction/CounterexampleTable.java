@@ -30,7 +30,8 @@ final class CounterexampleTable {
       };
       b.append("| ").append(r.point().name()).append(" | ").append(r.mode()).append(" | ")
           .append(Numbers.plain(r.lr())).append(" | ").append(r.rounds()).append(" | ")
-          .append(Numbers.plain(r.upTargetK())).append(" / ").append(Numbers.plain(r.downTargetK())).append(" | ")
+          .append(Numbers.plain(r.upTargetK())).append(" / ")
+          .append(r.mode().equals("bidirectional") ? Numbers.plain(r.downTargetK()) : Numbers.NONE).append(" | ")
           .append(paperSetting ? "yes" : "no").append(" | ").append(Numbers.fixed(paper, 1)).append(" | ")
           .append(Numbers.fixed(r.meanGapLastHalf(), 2)).append(" | ")
           .append(Numbers.signed(r.meanGapLastHalf() - paper, 2)).append(" |\n");

@@ -122,7 +122,7 @@ final class ReproductionDocument {
           + "`grid.json`.");
     }
     if (e.grid().expectedRuntime() != null) {
-      b.append(" Expected runtime (the grid's): ").append(e.grid().expectedRuntime());
+      b.append(" Expected runtime (the grid's): ").append(shortRuntime(e.grid().expectedRuntime())).append('.');
     }
     b.append(String.format(java.util.Locale.ROOT, " Sum of the runs' round times: %.0f s.%n%n",
         e.runs().stream().mapToDouble(RunFigures::wallSeconds).sum()));
@@ -169,7 +169,8 @@ final class ReproductionDocument {
             + "| – |");
       } else {
         for (String grid : claim.grids()) {
-          String runtime = shipped(grid).map(g -> g.expectedRuntime() == null ? "not stated" : g.expectedRuntime())
+          String runtime = shipped(grid).map(g -> g.expectedRuntime() == null ? "not stated"
+                  : shortRuntime(g.expectedRuntime()))
               .orElse("(no " + Claim.shippedGridPath(grid) + " in this checkout)");
           rows.add("| " + claim.title() + " | `submit/run-local.sh experiment --grid " + Claim.shippedGridPath(grid)
               + " --out runs/" + grid + "`, then `--experiments runs/" + grid + "` | " + runtime + " |");
@@ -197,6 +198,12 @@ final class ReproductionDocument {
     Figures.copyScaled(chart, target, conf);
     String link = file.getParent().relativize(target).toString().replace('\\', '/');
     return "![" + prefix + ": " + chart.getName() + "](" + link + ")";
+  }
+
+  /** A grid's expected_runtime up to its first sentence's end (the rest says how it was estimated). */
+  static String shortRuntime(String text) {
+    int end = text.indexOf(". ");
+    return (end < 0 ? text : text.substring(0, end)).replaceAll("\\.$", "");
   }
 
   private static boolean publishedWorkers(String chartName) {

@@ -48,6 +48,7 @@ class ReproductionCommandTest {
   static Path tmp;
   static Path thesis;
   static Path downlink;
+  static Path counterexample;
   static Path evaluation;
   static Path timeToAccuracy;
 
@@ -78,6 +79,14 @@ class ReproductionCommandTest {
         + " \"reference_downlink_ratio\": {\"20\": 0.051, \"50\": 0.022, \"100\": 0.012}}");
     downlink = tmp.resolve("runs/downlink");
     run = main("experiment", "--grid", grid.toString(), "--out", downlink.toString(), "--quiet");
+    assertEquals(0, run.code(), run.err());
+
+    grid = tmp.resolve("counterexample.json");
+    Files.writeString(grid, "{\"name\": \"counterexample\", \"base\": {\"dataset\": \"counterexample\", \"epochs\": 20,"
+        + " \"lr\": 0.01, \"density-up\": 0.01, \"density-down\": 0.01},"
+        + " \"axes\": {\"mode\": [\"unidirectional\", \"bidirectional\"]}}");
+    counterexample = tmp.resolve("runs/counterexample");
+    run = main("experiment", "--grid", grid.toString(), "--out", counterexample.toString(), "--quiet");
     assertEquals(0, run.code(), run.err());
 
     evaluation = tmp.resolve("runs/evaluation");
@@ -201,6 +210,7 @@ class ReproductionCommandTest {
     // claims without input: the command and the shipped grid's expected runtime
     String compressorsRuntime = JSON.readTree(Path.of("experiments/compressors.json").toFile())
         .get("expected_runtime").asText();
+    compressorsRuntime = compressorsRuntime.substring(0, compressorsRuntime.indexOf(". "));   // how it was estimated: left out
     assertEquals("| Uplink compressors in bidirectional training | `submit/run-local.sh experiment --grid "
         + "job/experiments/compressors.json --out runs/compressors`, then `--experiments runs/compressors` | "
         + compressorsRuntime + " |", row(md, "| Uplink compressors"));
@@ -218,6 +228,38 @@ class ReproductionCommandTest {
     assertTrue(Files.exists(downlink.resolve("compare-workers-10.png")));
     assertTrue(Files.notExists(top.resolve("job/experiments/figures/downlink-ratio-compare-workers-10.png")),
         "no published ratio at P = 10: its chart is left out");
+  }
+
+  @Test
+  void theCounterexamplesGapIsTheMeanOverTheLastHalfOfTheIterations() throws IOException {
+    Path top = repository("counterexample");
+    Outcome o = main(generate(top, counterexample));
+    assertEquals(0, o.code(), o.err());
+    String md = Files.readString(top.resolve("REPRODUCTION.md"));
+    double[] gaps = new double[2];
+    String[] modes = {"unidirectional", "bidirectional"};
+    for (int m = 0; m < 2; m++) {
+      List<JsonNode> it = lines(counterexample.resolve(modes[m] + "/metrics/iterations.jsonl"));
+      assertEquals(20, it.size());
+      gaps[m] = it.subList(10, 20).stream().mapToDouble(l -> l.get("optimality_gap").asDouble()).average()
+          .orElseThrow();
+      assertTrue(gaps[m] > 0, "F - F* > 0 away from the optimum: " + gaps[m]);
+      // 20 iterations, not the paper's 1000: not the paper's setting, no published figure next to it
+      assertEquals(String.format(Locale.ROOT, "| %s | %s | 0.01 | 20 | 1 / %s | no | – | %.2f | – |", modes[m],
+          modes[m], m == 0 ? "–" : "1", gaps[m]), row(md, "| " + modes[m] + " | "));
+    }
+    assertEquals(String.format(Locale.ROOT, "| all runs | %.2f | %.2f | – | %s | – |", gaps[0], gaps[1],
+        gaps[1] < gaps[0] ? "yes" : "no"), row(md, "| all runs |"));
+
+    // the runner's own column, when it writes one, must agree with the runs too
+    Path copy = copy(counterexample, "gap-column");
+    Path csv = copy.resolve("results.csv");
+    List<String> lines = new ArrayList<>(Files.readAllLines(csv));
+    lines.set(0, lines.get(0) + ",mean_gap_last_half");
+    lines.set(1, lines.get(1) + "," + (lines.get(1).startsWith("uni") ? gaps[0] : gaps[1]));
+    lines.set(2, lines.get(2) + "," + (lines.get(2).startsWith("uni") ? gaps[0] : gaps[1]) * 1.01);
+    Files.write(csv, lines);
+    assertRefused(copy, csv + " row '" + CsvTable.fields(lines.get(2)).get(0) + "' column 'mean_gap_last_half'");
   }
 
   @Test
