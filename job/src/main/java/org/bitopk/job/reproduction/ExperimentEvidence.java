@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.ChecksumException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -82,7 +83,7 @@ final class ExperimentEvidence {
       } catch (IllegalArgumentException | JsonProcessingException e) {
         throw new BadInputException(flag + gridPath + ": not a grid: " + firstLine(e), e);
       }
-      String rerun = "finish it with: experiment --grid " + Claim.shippedGridPath(grid.name()) + " --out " + directory;
+      String rerun = "finish it with: experiment --grid " + gridPath + " --out " + directory;
       List<RunFigures> runs = new ArrayList<>();
       for (GridPoint point : grid.points()) {
         Path runDir = new Path(dir, point.name());
@@ -126,9 +127,27 @@ final class ExperimentEvidence {
       }
       charts.sort(null);
       return new ExperimentEvidence(directory, grid, runs, environment, charts);
+    } catch (ChecksumException e) {
+      throw changedAfterWriting(e);
+    } catch (UncheckedIOException e) {
+      if (e.getCause() instanceof ChecksumException c) {
+        throw changedAfterWriting(c);
+      }
+      throw e;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + directory + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Hadoop's local file system keeps a checksum beside every file it wrote ({@code .NAME.crc}): a file edited
+   * afterwards no longer matches it, which is bad input like any other disagreement, not an I/O failure.
+   */
+  private static BadInputException changedAfterWriting(ChecksumException e) {
+    String m = e.getMessage() == null ? "" : e.getMessage();
+    String file = m.replaceFirst("^Checksum error: ", "").replaceFirst(" at \\d+.*$", "");
+    return new BadInputException("--experiments: " + file + " was changed after it was written (its checksum "
+        + "file ." + new Path(file).getName() + ".crc no longer matches)", e);
   }
 
   /**

@@ -318,6 +318,11 @@ class ReproductionCommandTest {
     fields.set(column, "999");
     lines.set(2, String.join(",", fields.stream().map(f -> f.contains(",") ? "\"" + f + "\"" : f).toList()));
     Files.write(csv, lines);
+    // edited beside the checksum file the runner's Hadoop file system wrote: refused as changed
+    Files.copy(thesis.resolve(".results.csv.crc"), copy.resolve(".results.csv.crc"));
+    assertRefused(copy, csv + " was changed after it was written (its checksum file .results.csv.crc no longer "
+        + "matches)");
+    Files.delete(copy.resolve(".results.csv.crc"));
     assertRefused(copy, csv + " row '" + fields.get(0) + "' column 'rounds' is '999', its run's metric lines give 2.0");
   }
 
