@@ -22,11 +22,10 @@ import picocli.CommandLine.Spec;
  * is read and checked before anything is written; a refusal is one line naming the directory or file, exit 2.
  */
 @Command(name = "reproduction", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {
-        "Writes REPRODUCTION.md from finished outputs: per published claim the paper's figure, ours (recomputed",
-        "from the runs' metric lines), the difference, the command that produced it, the machine and its load,",
-        "and the charts. Refuses unfinished runs, runs whose config.json is not their grid point, a results.csv",
-        "that disagrees with its runs, and outputs without environment.json or _SUCCESS."})
+    description = "Writes REPRODUCTION.md from finished outputs: per published claim the paper's figure, ours "
+        + "(recomputed from the runs' metric lines), the difference, the command that produced it, the machine and "
+        + "its load, and the charts. Refuses unfinished runs, runs whose config.json is not their grid point, a "
+        + "results.csv that disagrees with its runs, and outputs without environment.json or _SUCCESS.")
 public final class ReproductionCommand implements Callable<Integer> {
   @Spec
   CommandLine.Model.CommandSpec spec;
@@ -57,7 +56,7 @@ public final class ReproductionCommand implements Callable<Integer> {
 
   @Option(names = "--grids", paramLabel = "DIR",
       description = "The shipped grid files, for the commands and expected runtimes of the claims not reproduced "
-          + "(default: job/experiments next to FILE, else ./job/experiments).")
+          + "(default: job/experiments next to FILE, else job/experiments in the working directory).")
   String grids;
 
   @Override
