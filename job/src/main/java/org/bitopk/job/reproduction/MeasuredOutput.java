@@ -31,6 +31,11 @@ final class MeasuredOutput {
     this.picture = picture;
   }
 
+  /** An output already read (tests, or a caller that holds the table in memory). */
+  static MeasuredOutput of(String directory, CsvTable table, List<JsonNode> environment, Path picture) {
+    return new MeasuredOutput(directory, table, environment, picture);
+  }
+
   /**
    * Reads {@code directory}; {@code picture} is the name of a chart it must hold, or null.
    *
