@@ -96,13 +96,15 @@ final class ExperimentEvidence {
               + "): running, killed or failed; " + rerun);
         }
         RunMetrics metrics;
+        RunFigures figures;
         try {
           metrics = RunMetrics.read(runDir.toString(), conf);
+          figures = RunFigures.of(point, metrics);   // a metric of the wrong type is named with file and line
         } catch (IllegalArgumentException e) {
           throw new BadInputException(flag + firstLine(e), e);
         }
         checkConfig(new Path(runDir, RunDirectory.CONFIG), metrics.config(), point, gridPath);
-        runs.add(RunFigures.of(point, metrics));
+        runs.add(figures);
       }
       if (!fs.exists(new Path(dir, MachineEnvironment.FILE))) {
         throw new BadInputException(flag + new Path(dir, MachineEnvironment.FILE) + " is missing: the machine and "
