@@ -11,7 +11,8 @@ import org.bitopk.job.report.ReportCommand;
 import picocli.CommandLine;
 
 /**
- * Entry point: {@code train} (the default when no command is given), {@code experiment} and {@code report}. Every failure is one {@code bitopk: ...} line on stderr with an exit code of
+ * Entry point: {@code train} (the default when no command is given), {@code experiment}, {@code report} and
+ * {@code time-to-accuracy}. Every failure is one {@code bitopk: ...} line on stderr with an exit code of
  * {@link ExitCode}: 2 for input that cannot be used (nothing was started or written), 1 for a run that
  * failed, 130/143 when interrupted.
  *
@@ -47,7 +48,8 @@ public final class Main {
   /** Runs the command line and returns the exit code (no System.exit): for tests and embedding. */
   public static int execute(String[] args, JavaSparkContext existing, PrintWriter out, PrintWriter err) {
     String[] effective = args;
-    boolean report = args.length > 0 && (args[0].equals("report") || args[0].equals("experiment"));
+    boolean report = args.length > 0 && (args[0].equals("report") || args[0].equals("experiment")
+        || args[0].equals("time-to-accuracy"));
     if (!report && (args.length == 0 || !args[0].equals("train"))) {
       effective = new String[args.length + 1];
       effective[0] = "train";
@@ -59,6 +61,8 @@ public final class Main {
     trainCli.setResourceBundle(new HelpTexts());
     root.addSubcommand("train", trainCli);
     root.addSubcommand("experiment", new CommandLine(new org.bitopk.job.experiment.ExperimentCommand(existing)));
+    root.addSubcommand("time-to-accuracy",
+        new CommandLine(new org.bitopk.job.baseline.TimeToAccuracyCommand(existing)));
     CommandLine reportCli = new CommandLine(new ReportCommand());
     reportCli.getCommandSpec().versionProvider(new Version());   // the report package knows nothing of this one
     root.addSubcommand("report", reportCli);
