@@ -30,8 +30,11 @@ final class SingleJvmFit implements ComparedSystem {
     int threads = Math.max(1, context.sc().defaultParallelism());
     int before = Nd4j.getEnvironment().maxThreads();
     int beforeMaster = Nd4j.getEnvironment().maxMasterThreads();
+    int beforeBlas = Nd4j.factory().blas().getMaxThreads();
+    // OMP_NUM_THREADS=1 (set for the executors' one-task-per-core) would leave this fit one core of the P's
     Nd4j.getEnvironment().setMaxThreads(threads);
     Nd4j.getEnvironment().setMaxMasterThreads(threads);
+    Nd4j.factory().blas().setMaxThreads(threads);
     try {
       MultiLayerNetwork network = Dl4jSetup.network(train, s.seed(), s.learningRate());
       Trace.Builder trace = new Trace.Builder();
@@ -64,12 +67,13 @@ final class SingleJvmFit implements ComparedSystem {
         }
       }
       String details = String.format(Locale.ROOT, "DL4J MultiLayerNetwork.fit in one JVM; SGD lr %s; batch %d; "
-          + "ND4J threads %d; %d minibatches (%d epoch(s) started); rounds = minibatches / %d; no bytes moved",
+          + "ND4J and BLAS threads %d; %d minibatches (%d epoch(s) started); rounds = minibatches / %d; no bytes moved",
           s.learningRate(), s.batchSize(), threads, batches, epochsRun, s.workers());
       return SystemResult.ok(NAME, details, trace.build());
     } finally {
       Nd4j.getEnvironment().setMaxThreads(before);
       Nd4j.getEnvironment().setMaxMasterThreads(beforeMaster);
+      Nd4j.factory().blas().setMaxThreads(beforeBlas);
     }
   }
 }

@@ -129,7 +129,7 @@ class TimeToAccuracyCommandTest {
     assertTrue(env.get(0).get("command").asText().startsWith("time-to-accuracy"), env.toString());
     long success = Files.getLastModifiedTime(out.resolve("_SUCCESS")).toMillis();
     try (var files = Files.list(out)) {
-      for (Path p : files.toList()) {
+      for (Path p : files.filter(f -> !f.getFileName().toString().startsWith(".")).toList()) {   // not Hadoop's .crc
         assertTrue(Files.getLastModifiedTime(p).toMillis() <= success, p + " written after _SUCCESS");
       }
     }
@@ -199,6 +199,24 @@ class TimeToAccuracyCommandTest {
       assertEquals(cumulative[Integer.parseInt(p.get("rounds"))], Long.parseLong(p.get("bytes")), p.toString());
     }
     assertEquals(lines.size(), Long.parseLong(trace.get(trace.size() - 1).get("rounds")));
+  }
+
+  @Test
+  void theBudgetStopsBitopkAfterTheRoundThatExceedsItAsAFinishedRun() throws IOException {
+    Path budget = tmp.resolve("budget");
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", budget.toString(),
+        "--dataset", "synthetic:n=640,test=100", "--systems", "bitopk-dense", "--workers", "" + WORKERS,
+        "--batch-size", "16", "--eval-every", "5", "--max-seconds", "1e-9"},
+        SPARK.context(), new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+    assertEquals(0, code, e.toString());
+    assertEquals(List.of("0", "1"), table(budget.resolve("trace-bitopk-dense.csv")).stream()
+        .map(p -> p.get("rounds")).toList());
+    assertEquals(1, Files.readAllLines(budget.resolve("bitopk-dense/metrics/iterations.jsonl")).size());
+    JsonNode epoch = new ObjectMapper().readTree(
+        Files.readAllLines(budget.resolve("bitopk-dense/metrics/epochs.jsonl")).get(0));
+    assertTrue(epoch.get("partial").asBoolean(), epoch.toString());
+    assertTrue(Files.exists(budget.resolve("bitopk-dense/_SUCCESS")));
   }
 
   @Test
