@@ -176,6 +176,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
         console.println(prefix + describe(result, settings.target()));
         console.flush();
         write(fs, new Path(dir, "trace-" + result.system() + ".csv"), ComparisonTable.traceCsv(result));
+        // the table so far after every system: a process killed later (the kernel's OOM killer) still leaves it
+        write(fs, new Path(dir, ComparisonTable.FILE), ComparisonTable.csv(results, settings.target()));
       }
     } finally {
       if (provided == null) {
