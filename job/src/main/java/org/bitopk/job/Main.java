@@ -13,8 +13,8 @@ import picocli.CommandLine;
 
 /**
  * Entry point: {@code train} (the default when no command is given), {@code experiment}, {@code report},
- * {@code evaluate-compressors} and {@code reproduction}. Every failure is one {@code bitopk: ...} line on stderr
- * with an exit code of
+ * {@code evaluate-compressors}, {@code reproduction} and {@code time-to-accuracy}. Every failure is one
+ * {@code bitopk: ...} line on stderr with an exit code of
  * {@link ExitCode}: 2 for input that cannot be used (nothing was started or written), 1 for a run that
  * failed, 130/143 when interrupted.
  *
@@ -51,7 +51,8 @@ public final class Main {
   public static int execute(String[] args, JavaSparkContext existing, PrintWriter out, PrintWriter err) {
     String[] effective = args;
     boolean report = args.length > 0 && (args[0].equals("report") || args[0].equals("experiment")
-        || args[0].equals("evaluate-compressors") || args[0].equals("reproduction"));
+        || args[0].equals("evaluate-compressors") || args[0].equals("reproduction")
+        || args[0].equals("time-to-accuracy"));
     if (!report && (args.length == 0 || !args[0].equals("train"))) {
       effective = new String[args.length + 1];
       effective[0] = "train";
@@ -64,6 +65,8 @@ public final class Main {
     root.addSubcommand("train", trainCli);
     root.addSubcommand("experiment", new CommandLine(new org.bitopk.job.experiment.ExperimentCommand(existing)));
     root.addSubcommand("reproduction", new CommandLine(new org.bitopk.job.reproduction.ReproductionCommand()));
+    root.addSubcommand("time-to-accuracy",
+        new CommandLine(new org.bitopk.job.baseline.TimeToAccuracyCommand(existing)));
     CommandLine reportCli = new CommandLine(new ReportCommand());
     reportCli.getCommandSpec().versionProvider(new Version());   // the report package knows nothing of this one
     root.addSubcommand("report", reportCli);

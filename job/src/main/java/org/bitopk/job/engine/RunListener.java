@@ -13,6 +13,15 @@ public interface RunListener {
   default void onEpoch(EpochRecord record, DriverState state) {}
 
   /**
+   * Asked after every round's {@link #onIteration}: true ends the run after this round, as if it were the last
+   * one planned (the partial epoch is closed and evaluated, {@link #onFinish} follows). Lets a caller bound a
+   * run by something the plan does not know, such as a wall-clock budget.
+   */
+  default boolean stopRequested(DriverState state) {
+    return false;
+  }
+
+  /**
    * At the end of every round, after its iteration record and (when the round ended an epoch) its epoch
    * record: a consistent cut where {@code state.iteration()} rounds are done and nothing of the next one has
    * started, so a checkpoint taken here resumes exactly.

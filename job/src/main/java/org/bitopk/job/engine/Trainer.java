@@ -93,21 +93,30 @@ public final class Trainer<S> {
         int t = Math.toIntExact(tl);
         IterationRecord record = round(t, window);
         progress.iterationMs[t - t0] = record.timeTotalMs();
+        boolean stop = false;
         for (RunListener l : listeners) {
           l.onIteration(record, view);
         }
+        for (RunListener l : listeners) {
+          stop |= l.stopRequested(view);
+        }
+        progress.roundsRun++;
         epochLossSum += record.loss();
         epochRounds++;
         progress.lastGap = record.optimalityGap();
         boolean epochEnd = (t + 1) % plan.roundsPerEpoch() == 0;
-        if (epochEnd || tl + 1 == total) {
-          EpochRecord epoch = endEpoch(t, epochEnd, tl + 1 == total, progress);
+        boolean last = tl + 1 == total || stop;
+        if (epochEnd || last) {
+          EpochRecord epoch = endEpoch(t, epochEnd, last, progress);
           for (RunListener l : listeners) {
             l.onEpoch(epoch, view);
           }
         }
         for (RunListener l : listeners) {
           l.afterRound(view);
+        }
+        if (stop) {
+          break;
         }
       }
       RunSummary summary = summary(progress, (System.nanoTime() - started) / 1e9);
@@ -270,10 +279,10 @@ public final class Trainer<S> {
 
   private RunSummary summary(Progress progress, double seconds) {
     Double finalGap = problem.optimalityGap(master);
-    double[] sorted = progress.iterationMs.clone();
+    double[] sorted = Arrays.copyOf(progress.iterationMs, progress.roundsRun);
     Arrays.sort(sorted);
     double median = sorted.length == 0 ? 0 : sorted[sorted.length / 2];
-    long total = plan.totalRounds();
+    long total = iteration;   // the plan's rounds, or fewer when a listener stopped the run
     int d = master.length;
     Evaluation last = progress.lastEvaluation;
     return new RunSummary(runId, problem.name(), plan.mode(), plan.workers(), plan.tasks(), d, total,
@@ -310,6 +319,8 @@ public final class Trainer<S> {
     Evaluation lastEvaluation;
     Double lastGap;
     int epochsDone;
+    /** Rounds run by this invocation (fewer than planned when a listener stopped the run). */
+    int roundsRun;
 
     Progress(int t0, long total) {
       this.iterationMs = new double[(int) Math.max(0, total - t0)];
