@@ -98,9 +98,23 @@ public final class SparseCodec {
       pos += (int) bitmapBytes;
     }
     if (pow2) {
+      // Eight codes are 72 bits, nine whole bytes: the first seven and bit 0 of the eighth fill a long.
+      int i = 0;
+      for (; i + 8 <= nnz; i += 8) {
+        long word = 0;
+        for (int j = 0; j < 7; j++) {
+          word |= (long) (Float.floatToRawIntBits(val[i + j]) >>> 23) << (9 * j);
+        }
+        int last = Float.floatToRawIntBits(val[i + 7]) >>> 23;
+        word |= (long) last << 63;
+        for (int b = 0; b < 8; b++) {
+          out[pos++] = (byte) (word >>> (8 * b));
+        }
+        out[pos++] = (byte) (last >>> 1);
+      }
       long acc = 0;
       int bits = 0;
-      for (int i = 0; i < nnz; i++) {
+      for (; i < nnz; i++) {
         acc |= (long) (Float.floatToRawIntBits(val[i]) >>> 23) << bits;
         bits += 9;
         while (bits >= 8) {
@@ -149,6 +163,9 @@ public final class SparseCodec {
    * bitmap; dense only when every coordinate is stored).
    */
   private static long indexPlan(int[] idx, int d) {
+    if (idx.length == d) {
+      return LAYOUT_DENSE; // delta and bitmap both take at least a byte
+    }
     long deltaBytes = 0;
     int previous = -1;
     for (int index : idx) {
@@ -156,9 +173,6 @@ public final class SparseCodec {
       previous = index;
     }
     long bitmapBytes = (d + 7L) >>> 3;
-    if (idx.length == d && Math.min(deltaBytes, bitmapBytes) > 0) {
-      return LAYOUT_DENSE;
-    }
     return bitmapBytes < deltaBytes ? bitmapBytes << 2 | LAYOUT_BITMAP : deltaBytes << 2 | LAYOUT_DELTA;
   }
 
