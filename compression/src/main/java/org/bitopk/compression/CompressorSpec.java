@@ -26,8 +26,8 @@ public final class CompressorSpec implements Serializable {
   static final int MAX_STAGES = 32;
 
   private static final String CHOICES = "topk (optionally :strict), gaussiank, sidco-e, sidco-gp, sidco-gamma-gp "
-      + "(optionally :stages=1|<M>|adaptive), dgc, randomk (optionally :scaled, d/k-scaled and unbiased), "
-      + "natural (unbiased rounding to powers of two, 9 bits per entry), threshold:tau=<float>, none";
+      + "(optionally :stages=1|<M>|adaptive), dgc, randomk, threshold:tau=<float>, none; unbiased: randomk:scaled "
+      + "(d/k times Random-k), natural (random rounding to powers of two, 9 bits per entry)";
 
   /** Every compressor text this parser accepts, for help texts and messages. */
   public static String choices() {

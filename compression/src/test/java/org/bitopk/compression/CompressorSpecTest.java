@@ -52,8 +52,8 @@ class CompressorSpecTest {
 
   @ParameterizedTest
   @CsvSource(delimiterString = " => ", value = {
-      "topkk => unknown compressor 'topkk'; expected one of: topk (optionally :strict), gaussiank, sidco-e, sidco-gp, sidco-gamma-gp (optionally :stages=1|<M>|adaptive), dgc, randomk (optionally :scaled, d/k-scaled and unbiased), natural (unbiased rounding to powers of two, 9 bits per entry), threshold:tau=<float>, none",
-      "'' => unknown compressor ''; expected one of: topk (optionally :strict), gaussiank, sidco-e, sidco-gp, sidco-gamma-gp (optionally :stages=1|<M>|adaptive), dgc, randomk (optionally :scaled, d/k-scaled and unbiased), natural (unbiased rounding to powers of two, 9 bits per entry), threshold:tau=<float>, none",
+      "topkk => unknown compressor 'topkk'; expected one of: topk (optionally :strict), gaussiank, sidco-e, sidco-gp, sidco-gamma-gp (optionally :stages=1|<M>|adaptive), dgc, randomk, threshold:tau=<float>, none; unbiased: randomk:scaled (d/k times Random-k), natural (random rounding to powers of two, 9 bits per entry)",
+      "'' => unknown compressor ''; expected one of: topk (optionally :strict), gaussiank, sidco-e, sidco-gp, sidco-gamma-gp (optionally :stages=1|<M>|adaptive), dgc, randomk, threshold:tau=<float>, none; unbiased: randomk:scaled (d/k times Random-k), natural (random rounding to powers of two, 9 bits per entry)",
       "topk:stages=2 => compressor 'topk:stages=2': unknown option 'stages=2'; expected 'topk' or 'topk:strict'",
       "dgc:strict => compressor 'dgc:strict': 'dgc' takes no options; expected 'dgc'",
       "randomk:strict => compressor 'randomk:strict': unknown option 'strict'; expected 'randomk' or 'randomk:scaled'",
