@@ -15,7 +15,10 @@ public final class CompressionStep {
     this.residualNorm = residualNorm;
   }
 
-  /** The selected coordinates of c with their exact values. */
+  /**
+   * What was sent: the selected coordinates of c with their exact values, or, for the compressors that send their own
+   * values ({@code randomk:scaled}, {@code natural}), the scaled or quantised values.
+   */
   public SparseVector sent() {
     return sent;
   }
@@ -38,7 +41,8 @@ public final class CompressionStep {
   /**
    * {@code ||c - sent||_2}, computed as {@code sqrt(||c||^2 - ||sent||^2)} in double (the coordinates are disjoint,
    * so this is exact up to double rounding, about 1e-16 relative to {@code ||c||^2}); exactly 0 when every coordinate
-   * is sent.
+   * is sent. For the compressors that send their own values it is {@code ||c - sent||_2} over the residual they
+   * leave, and may exceed {@code ||c||}.
    */
   public double residualNorm() {
     return residualNorm;

@@ -1,8 +1,10 @@
 package org.bitopk.compression;
 
 /**
- * Chooses which coordinates of a flattened vector to send. Every built-in implementation selects by magnitude
- * {@code |x|}. Implementations may be stateful (adaptive SIDCo stages, the call counter of the randomized ones,
+ * Chooses which coordinates of a flattened vector to send. The built-in selectors choose by magnitude {@code |x|}
+ * (Random-k at random) and send x's own values; the unbiased {@code randomk:scaled} and {@code natural} also make the
+ * values they send (scaled or rounded to powers of two, package-private {@code ValueCompressor}), which
+ * {@link ErrorFeedback} handles. Implementations may be stateful (adaptive SIDCo stages, the call counter of the randomized ones,
  * reused scratch buffers), so use one instance per worker and one per server; instances are not thread-safe.
  *
  * <p>An implementation never modifies {@code x}. It rejects, with an {@link IllegalArgumentException}, an empty

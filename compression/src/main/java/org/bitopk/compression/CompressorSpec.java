@@ -12,8 +12,9 @@ import java.util.Objects;
  * magnitude: the server rule of Zou's reference scripts, see {@link KRounding}), {@code gaussiank}, {@code sidco-e},
  * {@code sidco-gp}, {@code sidco-gamma-gp}
  * (each SIDCo variant optionally {@code :stages=1|<M>|adaptive}; adaptive is the default and is omitted from the
- * canonical text), {@code dgc}, {@code randomk}, {@code threshold:tau=<float>} and {@code none} (every coordinate:
- * dense). Parsing ignores case and surrounding blanks; {@code parse(spec.toString()).equals(spec)}.
+ * canonical text), {@code dgc}, {@code randomk}, {@code threshold:tau=<float>}, {@code none} (every coordinate:
+ * dense), and the unbiased compressors that send their own values: {@code randomk:scaled} (d/k · Random-k,
+ * {@link ScaledRandomKCompressor}) and {@code natural} (natural compression, {@link NaturalCompressor}). Parsing ignores case and surrounding blanks; {@code parse(spec.toString()).equals(spec)}.
  */
 public final class CompressorSpec implements Serializable {
 
@@ -25,7 +26,8 @@ public final class CompressorSpec implements Serializable {
   static final int MAX_STAGES = 32;
 
   private static final String CHOICES = "topk (optionally :strict), gaussiank, sidco-e, sidco-gp, sidco-gamma-gp "
-      + "(optionally :stages=1|<M>|adaptive), dgc, randomk, threshold:tau=<float>, none";
+      + "(optionally :stages=1|<M>|adaptive), dgc, randomk, threshold:tau=<float>, none; unbiased: randomk:scaled "
+      + "(d/k times Random-k), natural (random rounding to powers of two, 9 bits per entry)";
 
   /** Every compressor text this parser accepts, for help texts and messages. */
   public static String choices() {
@@ -35,6 +37,7 @@ public final class CompressorSpec implements Serializable {
   private final String name;
   private final int stages;
   private final float tau;
+  /** topk:strict, or randomk:scaled: the one option without a value. */
   private final boolean strict;
 
   private CompressorSpec(String name, int stages, float tau, boolean strict) {
@@ -64,9 +67,15 @@ public final class CompressorSpec implements Serializable {
               + "'; expected 'topk' or 'topk:strict'");
         }
         return new CompressorSpec(name, 1, 0f, options != null);
+      case "randomk":
+        if (options != null && !options.equals("scaled")) {
+          throw new IllegalArgumentException("compressor '" + text + "': unknown option '" + options
+              + "'; expected 'randomk' or 'randomk:scaled'");
+        }
+        return new CompressorSpec(name, 1, 0f, options != null);
       case "gaussiank":
       case "dgc":
-      case "randomk":
+      case "natural":
       case "none":
         if (options != null) {
           throw new IllegalArgumentException("compressor '" + text + "': '" + name + "' takes no options; expected '"
@@ -124,13 +133,15 @@ public final class CompressorSpec implements Serializable {
     return tau == 0f ? 0f : tau; // -0.0 and 0.0 are the same threshold
   }
 
-  /** A new compressor instance; {@code seed} drives the random choices of randomk and dgc. */
+  /** A new compressor instance; {@code seed} drives the random choices of randomk, natural and dgc. */
   public Compressor create(long seed) {
     switch (name) {
       case "topk":
         return new TopKCompressor(strict);
       case "randomk":
-        return new RandomKCompressor(seed);
+        return strict ? new ScaledRandomKCompressor(seed) : new RandomKCompressor(seed);
+      case "natural":
+        return new NaturalCompressor(seed);
       case "threshold":
         return new ThresholdCompressor(tau);
       case "none":
@@ -162,7 +173,15 @@ public final class CompressorSpec implements Serializable {
 
   /** Whether {@code topk} keeps only the entries strictly above the k-th largest magnitude. */
   public boolean strict() {
-    return strict;
+    return strict && name.equals("topk");
+  }
+
+  /**
+   * Whether the compressor sends values other than the input's own (randomk:scaled, natural): unbiased, E[C(x)] = x,
+   * and its residual under error feedback is {@code c - sent} rather than 0 at the sent coordinates.
+   */
+  public boolean unbiased() {
+    return name.equals("natural") || (strict && name.equals("randomk"));
   }
 
   /** The fixed threshold of {@code threshold}, 0 for the others. */
@@ -177,7 +196,7 @@ public final class CompressorSpec implements Serializable {
       return "threshold:tau=" + tau;
     }
     if (strict) {
-      return "topk:strict";
+      return name.equals("randomk") ? "randomk:scaled" : "topk:strict";
     }
     if (name.startsWith("sidco") && stages != ADAPTIVE) {
       return name + ":stages=" + stages;

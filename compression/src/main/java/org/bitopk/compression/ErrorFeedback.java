@@ -13,6 +13,10 @@ package org.bitopk.compression;
  * coordinates copies the values out and zeroes them, and the scratch buffer becomes the residual (the old residual
  * buffer becomes the next scratch: a swap, not a copy). A step that throws therefore leaves the residual untouched.
  *
+ * <p>Compressors that send values other than c's own (the unbiased {@code randomk:scaled} and {@code natural}) leave
+ * {@code c - sent} at the sent coordinates instead of 0: exact for natural compression, one float rounding for
+ * scaled Random-k (see {@link #sendValues}).
+ *
  * <p>When disabled, c is formed the same way and forgotten after the step: the residual stays zero.
  * Not thread-safe; one instance per worker and one for the server.
  */
@@ -118,6 +122,9 @@ public final class ErrorFeedback {
           + "expected finite compensated values");
     }
 
+    if (compressor instanceof ValueCompressor) {
+      return sendValues((ValueCompressor) compressor, c, r, targetK, sumSquares);
+    }
     Selection selection;
     if (lowKey >= 0) {
       int n = fused.fusedCandidateCount();
@@ -154,6 +161,41 @@ public final class ErrorFeedback {
     double residualSquares = n == d ? 0 : Math.max(0, sumSquares - sentSquares);
     return new CompressionStep(SparseVector.trusted(d, idx, values), targetK, Math.sqrt(sumSquares),
         Math.sqrt(residualSquares));
+  }
+
+  /**
+   * The step of a compressor that sends its own values (scaled or quantised): the residual at a sent coordinate is
+   * {@code c - sent}, one float subtraction. For natural compression it is exact (C(c) is within a factor of two of c
+   * with its sign: Sterbenz), so {@code sent + residual == c}; for {@code randomk:scaled} it is
+   * {@code fl(c - (d/k)·c)}, and {@code sent + residual} differs from c by at most that one rounding.
+   */
+  private CompressionStep sendValues(ValueCompressor compressor, float[] c, float[] r, int targetK,
+      double sumSquares) {
+    int d = c.length;
+    SparseVector sent = compressor.compress(c, targetK);
+    if (sent.dimension() != d) {
+      throw new IllegalArgumentException("compressor '" + compressor + "' returned dimension " + sent.dimension()
+          + "; expected " + d);
+    }
+    int[] idx = sent.indicesUnsafe();
+    float[] values = sent.valuesUnsafe();
+    double removed = 0;
+    double kept = 0;
+    for (int j = 0; j < idx.length; j++) {
+      int i = idx[j];
+      float before = c[i];
+      float after = before - values[j];
+      c[i] = after;
+      removed += (double) before * before;
+      kept += (double) after * after;
+    }
+    if (enabled) {
+      scratch = r;
+      residual = c;
+      undoable = true;
+    }
+    double residualSquares = idx.length == d ? kept : Math.max(0, sumSquares - removed + kept);
+    return new CompressionStep(sent, targetK, Math.sqrt(sumSquares), Math.sqrt(residualSquares));
   }
 
   /**

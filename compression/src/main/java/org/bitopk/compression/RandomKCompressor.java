@@ -52,6 +52,15 @@ final class RandomKCompressor implements Compressor {
     return Selection.trusted(out, targetK);
   }
 
+  /** The number of calls so far: the whole state, for {@link ScaledRandomKCompressor}. */
+  long calls() {
+    return calls;
+  }
+
+  void calls(long calls) {
+    this.calls = calls;
+  }
+
   /** {seed, calls}: the seed only to refuse a state saved with another one. */
   @Override
   public byte[] saveState() {

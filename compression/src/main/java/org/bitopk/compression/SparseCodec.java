@@ -7,14 +7,25 @@ package org.bitopk.compression;
  * offset  size     field
  * 0       2        magic 0xB7 0x0C
  * 2       1        version (1)
- * 3       1        layout: bits 0-1 index layout (0 = delta varint, 1 = bitmap, 2 = dense), bit 2 = FP16 values
+ * 3       1        layout: bits 0-1 index layout (0 = delta varint, 1 = bitmap, 2 = dense), bit 2 = FP16 values,
+ *                  bit 3 = power-of-two values (never both bits 2 and 3)
  * 4       1..5     dimension, unsigned LEB128 varint, >= 1
  * ..      1..5     nnz, unsigned LEB128 varint, <= dimension
  * ..               indices: DELTA  nnz varints: index[0] + 1, then index[i] - index[i-1] (each >= 1)
  *                           BITMAP ceil(dimension / 8) bytes, bit (i mod 8) of byte i/8 set iff i is stored
  *                           DENSE  nothing: nnz == dimension and the indices are 0 .. dimension-1
  * ..               values:  nnz values, FP32 (4 bytes) or FP16 (2 bytes), little-endian, in index order
+ *                           POW2   ceil(9 nnz / 8) bytes: value i is the 9-bit code at bits [9i, 9i + 9) of the
+ *                                  section read as one little-endian bit string (bit b is bit b mod 8 of byte b/8);
+ *                                  padding bits after the last code are 0
  * </pre>
+ *
+ * <p><b>Power-of-two values.</b> When every value is ±0 or ±2^e with a normal exponent (e in [-126, 127]), which is
+ * what natural compression sends, each value is stored as the 9-bit code formed by its float32 sign and 8-bit
+ * biased exponent fields (bits 31-23), and decodes as {@code Float.intBitsToFloat(code << 23)}: exact, 9 bits
+ * instead of 32. {@link #encode} uses it whenever it applies, since it is exact and smaller; for an FP16 request
+ * only when every value is also exactly a half (zero or 2^e with e in [-24, 15]), so the decoded values are those
+ * FP16 would give. The code with exponent field 255 is refused by the decoder (it would be infinite).
  *
  * <p>{@link #encode} computes the exact size of every applicable layout and writes the smallest (ties prefer
  * delta, then bitmap). Delta varints win at the low densities of gradient sparsification (~2 bytes per index at
@@ -34,6 +45,7 @@ public final class SparseCodec {
   static final int LAYOUT_BITMAP = 1;
   static final int LAYOUT_DENSE = 2;
   static final int FLAG_FP16 = 4;
+  static final int FLAG_POW2 = 8;
 
   private SparseCodec() {}
 
@@ -58,25 +70,11 @@ public final class SparseCodec {
         }
       }
     }
-    long deltaBytes = 0;
-    int previous = -1;
-    for (int index : idx) {
-      deltaBytes += varintSize(index - previous);
-      previous = index;
-    }
+    long indexPlan = indexPlan(idx, d);
+    int layout = (int) (indexPlan & 3);
     long bitmapBytes = (d + 7L) >>> 3;
-    int layout = LAYOUT_DELTA;
-    long indexBytes = deltaBytes;
-    if (bitmapBytes < indexBytes) {
-      layout = LAYOUT_BITMAP;
-      indexBytes = bitmapBytes;
-    }
-    if (nnz == d && indexBytes > 0) {
-      layout = LAYOUT_DENSE;
-      indexBytes = 0;
-    }
-    int valueSize = format == ValueFormat.FP16 ? 2 : 4;
-    long total = 4L + varintSize(d) + varintSize(nnz) + indexBytes + (long) valueSize * nnz;
+    boolean pow2 = powersOfTwo(val, format);
+    long total = 4L + varintSize(d) + varintSize(nnz) + (indexPlan >>> 2) + valueBytes(nnz, format, pow2);
     if (total > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException("encoded size " + total + " bytes exceeds the 2 GiB array limit");
     }
@@ -84,11 +82,11 @@ public final class SparseCodec {
     out[0] = (byte) MAGIC_0;
     out[1] = (byte) MAGIC_1;
     out[2] = (byte) VERSION;
-    out[3] = (byte) (layout | (format == ValueFormat.FP16 ? FLAG_FP16 : 0));
+    out[3] = (byte) (layout | (pow2 ? FLAG_POW2 : format == ValueFormat.FP16 ? FLAG_FP16 : 0));
     int pos = writeVarint(out, 4, d);
     pos = writeVarint(out, pos, nnz);
     if (layout == LAYOUT_DELTA) {
-      previous = -1;
+      int previous = -1;
       for (int index : idx) {
         pos = writeVarint(out, pos, index - previous);
         previous = index;
@@ -99,7 +97,36 @@ public final class SparseCodec {
       }
       pos += (int) bitmapBytes;
     }
-    if (format == ValueFormat.FP16) {
+    if (pow2) {
+      // Eight codes are 72 bits, nine whole bytes: the first seven and bit 0 of the eighth fill a long.
+      int i = 0;
+      for (; i + 8 <= nnz; i += 8) {
+        long word = 0;
+        for (int j = 0; j < 7; j++) {
+          word |= (long) (Float.floatToRawIntBits(val[i + j]) >>> 23) << (9 * j);
+        }
+        int last = Float.floatToRawIntBits(val[i + 7]) >>> 23;
+        word |= (long) last << 63;
+        for (int b = 0; b < 8; b++) {
+          out[pos++] = (byte) (word >>> (8 * b));
+        }
+        out[pos++] = (byte) (last >>> 1);
+      }
+      long acc = 0;
+      int bits = 0;
+      for (; i < nnz; i++) {
+        acc |= (long) (Float.floatToRawIntBits(val[i]) >>> 23) << bits;
+        bits += 9;
+        while (bits >= 8) {
+          out[pos++] = (byte) acc;
+          acc >>>= 8;
+          bits -= 8;
+        }
+      }
+      if (bits > 0) {
+        out[pos++] = (byte) acc;
+      }
+    } else if (format == ValueFormat.FP16) {
       for (int i = 0; i < nnz; i++) {
         short h = Half.fromFloat(val[i]);
         out[pos++] = (byte) h;
@@ -115,6 +142,61 @@ public final class SparseCodec {
       }
     }
     return out;
+  }
+
+  /**
+   * The length of {@code encode(v, format)}, computed without encoding: the bytes counted as communication. (It does
+   * not check FP16 overflow, which {@link #encode} refuses.)
+   */
+  public static long encodedLength(SparseVector v, ValueFormat format) {
+    if (v == null || format == null) {
+      throw new IllegalArgumentException("vector and format must not be null");
+    }
+    int d = v.dimension();
+    int nnz = v.nnz();
+    return 4L + varintSize(d) + varintSize(nnz) + (indexPlan(v.indicesUnsafe(), d) >>> 2)
+        + valueBytes(nnz, format, powersOfTwo(v.valuesUnsafe(), format));
+  }
+
+  /**
+   * The smallest index layout and its size in bytes, as {@code bytes << 2 | layout} (ties prefer delta, then
+   * bitmap; dense only when every coordinate is stored).
+   */
+  private static long indexPlan(int[] idx, int d) {
+    if (idx.length == d) {
+      return LAYOUT_DENSE; // delta and bitmap both take at least a byte
+    }
+    long deltaBytes = 0;
+    int previous = -1;
+    for (int index : idx) {
+      deltaBytes += varintSize(index - previous);
+      previous = index;
+    }
+    long bitmapBytes = (d + 7L) >>> 3;
+    return bitmapBytes < deltaBytes ? bitmapBytes << 2 | LAYOUT_BITMAP : deltaBytes << 2 | LAYOUT_DELTA;
+  }
+
+  /** Whether every value is ±0 or a normal ±2^e, and for FP16 also exactly a half: the 9-bit codes apply. */
+  private static boolean powersOfTwo(float[] val, ValueFormat format) {
+    int low = format == ValueFormat.FP16 ? 127 - 24 : 1;
+    int high = format == ValueFormat.FP16 ? 127 + 15 : 254;
+    int bad = 0;
+    for (float v : val) {
+      int bits = Float.floatToRawIntBits(v);
+      int exponent = (bits >>> 23) & 0xff;
+      // ±0, or a zero mantissa with an exponent field in [low, high]; branch-free so the scan stays cheap
+      int zero = (bits & 0x7fffffff) == 0 ? 1 : 0;
+      int ok = (bits & 0x007fffff) == 0 && exponent >= low && exponent <= high ? 1 : 0;
+      bad |= (zero | ok) ^ 1;
+    }
+    return bad == 0;
+  }
+
+  private static long valueBytes(int nnz, ValueFormat format, boolean pow2) {
+    if (pow2) {
+      return (9L * nnz + 7) >>> 3;
+    }
+    return (long) (format == ValueFormat.FP16 ? 2 : 4) * nnz;
   }
 
   /**
@@ -141,11 +223,12 @@ public final class SparseCodec {
     }
     int flags = bytes[3] & 0xff;
     int layout = flags & 3;
-    if ((flags & ~7) != 0 || layout == 3) {
+    if ((flags & ~15) != 0 || layout == 3 || (flags & (FLAG_FP16 | FLAG_POW2)) == (FLAG_FP16 | FLAG_POW2)) {
       throw new IllegalArgumentException("unknown layout byte 0x" + Integer.toHexString(flags)
-          + "; expected index layout 0-2 and optional FP16 flag 0x4");
+          + "; expected index layout 0-2 and either the FP16 flag 0x4 or the power-of-two flag 0x8");
     }
     boolean fp16 = (flags & FLAG_FP16) != 0;
+    boolean pow2 = (flags & FLAG_POW2) != 0;
     long[] cursor = {4};
     int d = readVarint(bytes, cursor, "dimension");
     if (d < 1) {
@@ -155,11 +238,11 @@ public final class SparseCodec {
     if (nnz > d) {
       throw new IllegalArgumentException("nnz = " + nnz + " is out of range; expected nnz <= dimension " + d);
     }
-    int valueSize = fp16 ? 2 : 4;
+    long valueBytes = pow2 ? (9L * nnz + 7) >>> 3 : (long) nnz * (fp16 ? 2 : 4);
     int pos = (int) cursor[0];
     // Bound nnz by the remaining bytes before allocating, so a corrupt header cannot trigger a huge allocation.
-    if ((long) nnz * valueSize > bytes.length - pos) {
-      throw new IllegalArgumentException("truncated: " + nnz + " values need " + (long) nnz * valueSize
+    if (valueBytes > bytes.length - pos) {
+      throw new IllegalArgumentException("truncated: " + nnz + " values need " + valueBytes
           + " bytes but only " + (bytes.length - pos) + " remain");
     }
     int[] idx = new int[nnz];
@@ -214,9 +297,9 @@ public final class SparseCodec {
         idx[i] = i;
       }
     }
-    long expectedEnd = pos + (long) nnz * valueSize;
+    long expectedEnd = pos + valueBytes;
     if (expectedEnd > bytes.length) {
-      throw new IllegalArgumentException("truncated: values need " + (long) nnz * valueSize + " bytes but only "
+      throw new IllegalArgumentException("truncated: values need " + valueBytes + " bytes but only "
           + (bytes.length - pos) + " remain");
     }
     if (expectedEnd < bytes.length) {
@@ -224,6 +307,10 @@ public final class SparseCodec {
           + "expected exactly " + expectedEnd + " bytes");
     }
     float[] val = new float[nnz];
+    if (pow2) {
+      decodePowersOfTwo(bytes, pos, idx, val);
+      return SparseVector.trusted(d, idx, val);
+    }
     for (int i = 0; i < nnz; i++) {
       float v;
       if (fp16) {
@@ -241,6 +328,29 @@ public final class SparseCodec {
       val[i] = v;
     }
     return SparseVector.trusted(d, idx, val);
+  }
+
+  private static void decodePowersOfTwo(byte[] bytes, int pos, int[] idx, float[] val) {
+    long acc = 0;
+    int bits = 0;
+    for (int i = 0; i < val.length; i++) {
+      while (bits < 9) {
+        acc |= (long) (bytes[pos++] & 0xff) << bits;
+        bits += 8;
+      }
+      int code = (int) acc & 0x1ff;
+      acc >>>= 9;
+      bits -= 9;
+      if ((code & 0xff) == 0xff) {
+        throw new IllegalArgumentException("value[" + i + "] at index " + idx[i] + " has power-of-two code 0x"
+            + Integer.toHexString(code) + " (exponent field 255, not finite); expected finite values");
+      }
+      val[i] = Float.intBitsToFloat(code << 23);
+    }
+    if (acc != 0) {
+      throw new IllegalArgumentException("power-of-two padding bits after the last value are not zero; expected "
+          + "zero padding");
+    }
   }
 
   /** The layout {@link #encode} chose for these bytes, for diagnostics: "delta", "bitmap" or "dense". */

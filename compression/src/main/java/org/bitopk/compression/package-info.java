@@ -1,7 +1,8 @@
 /**
  * Gradient compression for data-parallel training: selectors behind the one-method {@link
  * org.bitopk.compression.Compressor} interface (exact TopK by radix select, Gaussian-k, SIDCo, DGC sampling,
- * Random-k, fixed threshold, and "none"), {@link org.bitopk.compression.ErrorFeedback} (the residual memory shared
+ * Random-k, fixed threshold, and "none"; the unbiased scaled Random-k and natural compression, which send their own
+ * values), {@link org.bitopk.compression.ErrorFeedback} (the residual memory shared
  * by workers and the server), immutable {@link org.bitopk.compression.SparseVector}s and their compact wire format
  * {@link org.bitopk.compression.SparseCodec}.
  *

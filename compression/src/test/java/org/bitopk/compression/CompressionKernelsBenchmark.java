@@ -62,6 +62,9 @@ public class CompressionKernelsBenchmark {
   final Compressor sidcoE3 = CompressorSpec.parse("sidco-e:stages=3").create(1);
   final Compressor dgc = new DgcCompressor(1);
   final Compressor randomK = new RandomKCompressor(1);
+  final ValueCompressor randomKScaled = new ScaledRandomKCompressor(1);
+  final ValueCompressor natural = new NaturalCompressor(1);
+  ErrorFeedback naturalFeedback;
   Compressor threshold;
   ErrorFeedback errorFeedback;
 
@@ -78,6 +81,7 @@ public class CompressionKernelsBenchmark {
     tau = Math.nextDown(kth); // selects exactly the top k: a fixed threshold at its best
     threshold = new ThresholdCompressor(tau);
     errorFeedback = ErrorFeedback.enabled(dimension);
+    naturalFeedback = ErrorFeedback.enabled(dimension);
   }
 
   @Benchmark
@@ -124,6 +128,30 @@ public class CompressionKernelsBenchmark {
   @Benchmark
   public Selection randomK() {
     return randomK.select(x, k);
+  }
+
+  /** d/k-scaled Random-k: the selection plus the k scaled values. */
+  @Benchmark
+  public SparseVector randomKScaled() {
+    return randomKScaled.compress(x, k);
+  }
+
+  /** Natural compression: one random draw and a bit operation per coordinate, dense output. */
+  @Benchmark
+  public SparseVector natural() {
+    return natural.compress(x, k);
+  }
+
+  /** Natural compression with its error feedback (residual c − C(c) at every coordinate). */
+  @Benchmark
+  public CompressionStep naturalWithErrorFeedback() {
+    return naturalFeedback.step(x, 0.01f, natural, k);
+  }
+
+  /** Natural compression and its 9-bit wire encoding. */
+  @Benchmark
+  public byte[] naturalEncoded() {
+    return SparseCodec.encode(natural.compress(x, k), ValueFormat.FP32);
   }
 
   @Benchmark

@@ -51,7 +51,7 @@ class CompressorStateTest {
   @ParameterizedTest
   @ValueSource(strings = {"topk", "topk:strict", "gaussiank", "sidco-e", "sidco-e:stages=adaptive", "sidco-gp", "sidco-gamma-gp",
       "sidco-e:stages=1", "sidco-gp:stages=3", "sidco-gamma-gp:stages=2", "dgc", "randomk", "threshold:tau=2.5",
-      "none"})
+      "none", "randomk:scaled", "natural"})
   void restoringReplaysTheSameSelectionsOnTheSameAndOnAFreshInstance(String text) {
     CompressorSpec spec = CompressorSpec.parse(text);
     Compressor original = spec.create(SEED);

@@ -126,7 +126,7 @@ class SparseCodecTest {
     cases.add(Arguments.of("empty", new byte[0], "truncated: 0 bytes; expected at least a 6-byte header"));
     cases.add(Arguments.of("bad magic", with(v, 0, 0x50), "bad magic 0x50 0x0C; expected 0xB7 0x0C (not a sparse vector)"));
     cases.add(Arguments.of("bad version", with(v, 2, 9), "unsupported version 9; expected 1"));
-    cases.add(Arguments.of("bad layout", with(v, 3, 3), "unknown layout byte 0x3; expected index layout 0-2 and optional FP16 flag 0x4"));
+    cases.add(Arguments.of("bad layout", with(v, 3, 3), "unknown layout byte 0x3; expected index layout 0-2 and either the FP16 flag 0x4 or the power-of-two flag 0x8"));
     cases.add(Arguments.of("zero dimension", splice(v, 4, 2, new byte[] {0}), "dimension = 0 is out of range; expected dimension >= 1"));
     cases.add(Arguments.of("nnz above dimension", with(with(v, 4, 2), 5, 3), "nnz = 3 is out of range; expected nnz <= dimension 2"));
     cases.add(Arguments.of("truncated values", Arrays.copyOf(v, v.length - 1), "truncated: values need 12 bytes but only 11 remain"));

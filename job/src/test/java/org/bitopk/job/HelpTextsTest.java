@@ -31,7 +31,7 @@ class HelpTextsTest {
       assertTrue(help.contains(m.cliName()), "--help lacks model " + m.cliName());
     }
     for (String compressor : new String[] {"topk", "gaussiank", "sidco-e", "sidco-gp", "sidco-gamma-gp", "dgc",
-        "randomk", "threshold:tau", "none"}) {
+        "randomk", "threshold:tau", "none", "randomk:scaled", "natural"}) {
       assertTrue(help.contains(compressor), "--help lacks compressor " + compressor);
     }
     assertTrue(!help.contains("${bundle:"), "unresolved help variable: " + help);
