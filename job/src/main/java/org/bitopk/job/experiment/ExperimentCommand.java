@@ -181,7 +181,7 @@ public final class ExperimentCommand implements Callable<Integer> {
       Double gap = result.summary().finalOptimalityGap();
       console.println(prefix + String.format(Locale.ROOT, "done in %.1f s, %s",
           (System.nanoTime() - start) / 1e9, gap != null && (accuracy == null || accuracy.isNaN())
-              ? String.format(Locale.ROOT, "final F - F* %.4f", gap)
+              ? String.format(Locale.ROOT, "F - F* after the last round %.4f", gap)
               : "final test accuracy " + (accuracy == null || accuracy.isNaN() ? "n/a"
                   : String.format(Locale.ROOT, "%.2f %%", 100 * accuracy))));
       console.flush();

@@ -38,13 +38,14 @@ public final class ExperimentResults {
   private static final Set<String> NOT_SETTINGS = Set.of("run", "resolved", "output", "master");
 
   /**
-   * The figures of one finished run. {@code finalGap} and {@code meanGapLastHalf} are F − F* (the metric
-   * lines' {@code optimality_gap}) at the last round and averaged over rounds ⌊T/2⌋ … T − 1 of the T rounds,
+   * The figures of one finished run. {@code lastRoundGap} and {@code meanGapLastHalf} are F − F* (the metric
+   * lines' {@code optimality_gap}, F(x_t) − F* at the start of round t) of the last round, T − 1, and averaged
+   * over rounds ⌊T/2⌋ … T − 1 of the T rounds,
    * NaN for a problem whose optimum is unknown (the networks); accuracies are NaN for the counterexample.
    */
   public record Row(GridPoint point, Map<String, String> settings, double finalAccuracy, double bestAccuracy,
       long rounds, double wallSeconds, long upBytes, long downBytes, long downBytesDelivered,
-      double downNnzRatio, double finalGap, double meanGapLastHalf) {}
+      double downNnzRatio, double lastRoundGap, double meanGapLastHalf) {}
 
   private ExperimentResults() {}
 
@@ -148,7 +149,7 @@ public final class ExperimentResults {
   }
 
   static final List<String> FIGURES = List.of("final_test_accuracy", "best_test_accuracy", "rounds",
-      "wall_seconds", "up_bytes", "down_bytes", "down_bytes_delivered", "down_agg_nnz_ratio", "final_gap",
+      "wall_seconds", "up_bytes", "down_bytes", "down_bytes_delivered", "down_agg_nnz_ratio", "last_round_gap",
       "mean_gap_last_half");
 
   static String csv(List<Row> rows) {
@@ -173,7 +174,7 @@ public final class ExperimentResults {
           .append(',').append(r.rounds()).append(',').append(number(r.wallSeconds()))
           .append(',').append(r.upBytes()).append(',').append(r.downBytes())
           .append(',').append(r.downBytesDelivered()).append(',').append(number(r.downNnzRatio()))
-          .append(',').append(number(r.finalGap())).append(',').append(number(r.meanGapLastHalf())).append('\n');
+          .append(',').append(number(r.lastRoundGap())).append(',').append(number(r.meanGapLastHalf())).append('\n');
     }
     return b.toString();
   }
@@ -204,14 +205,14 @@ public final class ExperimentResults {
     }
     ratioTable(grid, rows, b);
     b.append("## Every run\n\n| point | final acc. (%) | best acc. (%) | rounds | wall s | up MiB | down MiB (one copy) "
-        + "| down MiB delivered | nnz(down)/nnz(agg) |").append(gaps ? " final F − F* | mean F − F*, last half |" : "")
+        + "| down MiB delivered | nnz(down)/nnz(agg) |").append(gaps ? " last-round F − F* | mean F − F*, last half |" : "")
         .append("\n|---|---|---|---|---|---|---|---|---|").append(gaps ? "---|---|" : "").append('\n');
     for (Row r : rows) {
       b.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %.1f | %.3f | %.3f | %.3f | %s |",
           r.point().name(), percent(r.finalAccuracy()), percent(r.bestAccuracy()), r.rounds(), r.wallSeconds(),
           r.upBytes() / MIB, r.downBytes() / MIB, r.downBytesDelivered() / MIB, ratio(r.downNnzRatio())));
       if (gaps) {
-        b.append(' ').append(gap(r.finalGap())).append(" | ").append(gap(r.meanGapLastHalf())).append(" |");
+        b.append(' ').append(gap(r.lastRoundGap())).append(" | ").append(gap(r.meanGapLastHalf())).append(" |");
       }
       b.append('\n');
     }

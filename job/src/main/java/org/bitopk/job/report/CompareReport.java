@@ -127,7 +127,7 @@ public final class CompareReport {
       double accuracy = ep.last("test_accuracy");
       double[] delivered = RunReport.deliveredDown(ep);
       String figure = Double.isNaN(accuracy) && hasOptimum(runs.get(i))
-          ? String.format(Locale.ROOT, "final F - F* %.4f", runs.get(i).iterations().last("optimality_gap"))
+          ? String.format(Locale.ROOT, "last-round F - F* %.4f", runs.get(i).iterations().last("optimality_gap"))
           : "final test accuracy " + (Double.isNaN(accuracy) ? "n/a"
               : String.format(Locale.ROOT, "%.2f %%", 100 * accuracy));
       lines.add(String.format(Locale.ROOT,

@@ -54,7 +54,7 @@ class ExperimentResultsGapTest {
     List<String> csv = Files.readAllLines(tmp.resolve("results.csv"));
     List<String> header = List.of(csv.get(0).split(","));
     int mean = header.indexOf("mean_gap_last_half");
-    int last = header.indexOf("final_gap");
+    int last = header.indexOf("last_round_gap");
     assertTrue(mean > 0 && last > 0, csv.get(0));
     // rounds 2, 3, 4 of 5 (from floor(5/2))
     assertEquals((7 + 6 + 5) / 3.0, Double.parseDouble(csv.get(1).split(",")[mean]), 1e-12);
