@@ -34,6 +34,7 @@ import org.bitopk.job.output.RunDirectory;
 import org.bitopk.job.output.RunLease;
 import org.bitopk.job.problem.CounterexampleProblem;
 import org.bitopk.job.problem.ImageProblem;
+import org.bitopk.job.problem.InitialPointFile;
 import org.bitopk.job.problem.TrainingProblem;
 
 /**
@@ -62,6 +63,8 @@ public final class PreparedRun {
   private final long totalIterations;
   private final TableLoader tableLoader;
   private final TableData table;
+  /** The counterexample's x₀ read from --x0, or null (generated from the seed, or not the counterexample). */
+  private float[] counterexampleStart;
 
   /**
    * Reads a table input with Spark (so not in {@link #check}): the executors decode, validate and split it.
@@ -132,8 +135,13 @@ public final class PreparedRun {
     }
 
     if (resolved.isCounterexample()) {
-      return finish(new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, null,
-          new int[] {1, 1, 1}, 1));
+      int[] ones = new int[resolved.workers()];
+      Arrays.fill(ones, 1);
+      PreparedRun run = new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, null, ones, 1);
+      if (resolved.x0() != null) {
+        run.counterexampleStart = readStart(resolved, conf);
+      }
+      return finish(run);
     }
     if (resolved.table() != null) {
       // Tables are read by the executors: their checks run in withData, once Spark runs, before training.
@@ -301,10 +309,32 @@ public final class PreparedRun {
         .seed(config.seed()).build();
   }
 
+  /** x₀ from --x0: present, readable, d finite numbers (text or .npy). */
+  private static float[] readStart(TrainingConfig config, Configuration conf) {
+    Path file = new Path(config.x0());
+    FileSystem xfs = fileSystem("--x0", config.x0(), file, conf);
+    try {
+      if (!xfs.getFileStatus(file).isFile()) {
+        throw new BadInputException("--x0 " + config.x0() + ": is a directory; expected a text or .npy file of d = "
+            + config.counterexample().dimension() + " numbers");
+      }
+    } catch (FileNotFoundException missing) {
+      throw new BadInputException("--x0 " + config.x0() + ": no such file; expected a text or .npy file of d = "
+          + config.counterexample().dimension() + " numbers", missing);
+    } catch (IOException e) {
+      throw new BadInputException("--x0 " + config.x0() + ": cannot access it: " + e.getMessage(), e);
+    }
+    try {
+      return InitialPointFile.read(xfs, file, config.counterexample().dimension(), "--x0");
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage(), e);
+    }
+  }
+
   /** The problem on the workers: shards (from the data loaded by {@link #check}) as a cached RDD. */
   TrainingProblem<?> problem(JavaSparkContext sc) {
     if (config.isCounterexample()) {
-      return new CounterexampleProblem(sc, config.seed());
+      return new CounterexampleProblem(sc, config.counterexample(), config.seed(), counterexampleStart, config.x0());
     }
     if (config.table() != null) {
       if (table == null) {

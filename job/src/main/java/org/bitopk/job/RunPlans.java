@@ -20,9 +20,12 @@ public final class RunPlans {
     int workers = problem.workers();
     Mode mode = config.mode();
     KRounding rounding = config.kRounding();
-    int upK = mode == Mode.DENSE ? dimension : rounding.targetK(config.densityUp(), dimension);
+    int upK = mode == Mode.DENSE ? dimension
+        : config.kUp() != null ? givenK("--k-up", config.kUp(), dimension)
+        : rounding.targetK(config.densityUp(), dimension);
     DownlinkStrategy downlink = mode == Mode.BIDIRECTIONAL
-        ? DownlinkStrategy.compressed(serverCompressor(config), rounding.targetK(config.densityDown(), dimension))
+        ? DownlinkStrategy.compressed(serverCompressor(config), config.kDown() != null
+            ? givenK("--k-down", config.kDown(), dimension) : rounding.targetK(config.densityDown(), dimension))
         : DownlinkStrategy.average();
     return RunPlan.builder()
         .mode(mode.cliName())
@@ -40,6 +43,14 @@ public final class RunPlans {
         .divergenceAdvice(divergenceAdvice)
         .captureRounds(config.captureVectors().stream().mapToInt(Integer::intValue).toArray())
         .build();
+  }
+
+  /** A k given directly (--k-up, --k-down), at most the dimension. */
+  private static int givenK(String flag, int k, int dimension) {
+    if (k > dimension) {
+      throw new IllegalArgumentException(flag + " " + k + ": exceeds the model's dimension d = " + dimension);
+    }
+    return k;
   }
 
   /** Tests and embedding: the plan on a context whose task slots are {@code taskSlots}, no advice. */

@@ -126,7 +126,7 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Option(names = "--workers", paramLabel = "P",
       description = "Number of workers P, the algorithm's P: each has its own shard, residual and compressor "
-          + "(default: 4; 3 for the counterexample).")
+          + "(default: 4; the counterexample's number of centres, which it must equal).")
   Integer workers;
 
   @Option(names = "--tasks", paramLabel = "S",
@@ -150,6 +150,14 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--density-down", paramLabel = "RHO",
       description = "Downlink density in (0, 1] (default: ${DEFAULT-VALUE}).")
   double densityDown = DEFAULTS.densityDown();
+
+  @Option(names = "--k-up", paramLabel = "K",
+      description = "Uplink k directly, instead of --density-up (not in dense mode).")
+  Integer kUp;
+
+  @Option(names = "--k-down", paramLabel = "K",
+      description = "Downlink k directly, instead of --density-down (bidirectional mode only).")
+  Integer kDown;
 
   @Option(names = "--k-rounding", paramLabel = "RULE", converter = KRoundingConverter.class,
       description = "How a density becomes k: floor (k = max(1, floor(rho*d))) or reference (Zou's scripts: the "
@@ -188,6 +196,12 @@ public final class TrainCommand implements Callable<Integer> {
   @Option(names = "--seed", paramLabel = "N",
       description = "Seed of the model initialisation, split, minibatches and compressors (default: ${DEFAULT-VALUE}).")
   long seed = DEFAULTS.seed();
+
+  @Option(names = "--x0", paramLabel = "FILE",
+      description = "Counterexample only: read x0 from FILE (any Hadoop FileSystem URI): a .npy 1-D float32/float64 "
+          + "array or text, numbers separated by whitespace, '#' comments; exactly d values (default: generated, "
+          + "start + noise*N(0,1) from java.util.Random(--seed)).")
+  String x0;
 
   @Option(names = "--output", paramLabel = "DIR", description = "Output directory URI (default: runs/<UTC timestamp>).")
   String output;
@@ -294,7 +308,8 @@ public final class TrainCommand implements Callable<Integer> {
         .dataset(dataset != null ? dataset : "fashion-mnist").data(tableInput == null ? data : null)
         .table(tableInput).model(model == null ? null : ModelSpec.parse(model, hadoopConfiguration()))
         .mode(mode).tasks(tasks).uplink(uplink).downlink(downlink)
-        .densityUp(densityUp).densityDown(densityDown).kRounding(kRounding).lrDecay(lrDecay).momentum(momentum)
+        .densityUp(densityUp).densityDown(densityDown).kUp(kUp).kDown(kDown).x0(x0).kRounding(kRounding)
+        .lrDecay(lrDecay).momentum(momentum)
         .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
         .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
         .consistencyCheckEvery(consistencyCheckEvery).snapshotEvery(snapshotEvery).updateWindow(updateWindow)
@@ -379,7 +394,7 @@ public final class TrainCommand implements Callable<Integer> {
    * contrary. Everything else, the default value included ({@code --mode dense --uplink topk}), is refused.
    */
   private void refuseSettingsThatDoNotApply() {
-    boolean counterexample = TrainingConfig.COUNTEREXAMPLE.equals(dataset);
+    boolean counterexample = org.bitopk.job.problem.CounterexampleSetting.names(dataset);
     if (mode == Mode.DENSE) {
       String why = "does not apply to --mode dense, which sends every gradient entry uncompressed both ways";
       refuseUnless("--uplink", uplink.toString().equals("none"), why);
@@ -387,13 +402,25 @@ public final class TrainCommand implements Callable<Integer> {
       refuseUnless("--density-up", densityUp == 1.0, why);
       refuseUnless("--density-down", densityDown == 1.0, why);
       refuseUnless("--k-rounding", false, why + " (there is no k to round)");
+      refuseUnless("--k-up", false, why);
+      refuseUnless("--k-down", false, why);
     } else if (mode == Mode.UNIDIRECTIONAL) {
       String why = "does not apply to --mode unidirectional, whose server sends the average uncompressed";
       refuseUnless("--downlink", downlink.toString().equals("none"), why);
       refuseUnless("--density-down", densityDown == 1.0, why);
+      refuseUnless("--k-down", false, why);
+    }
+    if (kUp != null) {
+      refuseUnless("--density-up", false, "--k-up " + kUp + " gives the uplink k already; give one of the two");
+    }
+    if (kDown != null) {
+      refuseUnless("--density-down", false, "--k-down " + kDown + " gives the downlink k already; give one of the two");
+    }
+    if (!counterexample) {
+      refuseUnless("--x0", false, "only for --dataset counterexample[:options], whose starting point it is");
     }
     if (counterexample) {
-      String why = "does not apply to --dataset counterexample (three quadratics on 3 workers, full gradients, "
+      String why = "does not apply to --dataset counterexample (quadratics, one worker per centre, full gradients, "
           + "no data files, no network)";
       for (String flag : List.of("--model", "--data", "--split", "--batch-size")) {
         refuseUnless(flag, false, why);

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
+import org.bitopk.job.problem.CounterexampleSetting;
 import org.bitopk.job.problem.ModelArchitecture;
 import org.bitopk.job.problem.ModelSpec;
 
@@ -26,6 +27,8 @@ public final class TrainingConfig {
   private final CompressorSpec downlink;
   private final double densityUp;
   private final double densityDown;
+  private final Integer kUp;
+  private final Integer kDown;
   private final KRounding kRounding;
   private final double learningRate;
   private final double lrDecay;
@@ -48,6 +51,8 @@ public final class TrainingConfig {
   private final int checkpointEvery;
   private final boolean resume;
   private final TableInput table;
+  private final String x0;
+  private final CounterexampleSetting counterexample;
 
   private TrainingConfig(Builder b) {
     this.master = b.master;
@@ -55,7 +60,8 @@ public final class TrainingConfig {
     this.data = b.data;
     this.model = b.model != null ? b.model : ModelArchitecture.defaultFor(b.dataset);
     this.mode = b.mode;
-    this.workers = b.workers != null ? b.workers : (COUNTEREXAMPLE.equals(b.dataset) ? 3 : 4);
+    this.counterexample = CounterexampleSetting.names(b.dataset) ? CounterexampleSetting.parse(b.dataset) : null;
+    this.workers = b.workers != null ? b.workers : (counterexample != null ? counterexample.workers() : 4);
     this.tasks = b.tasks;
     if (tasks > workers) {
       throw new IllegalArgumentException("--tasks: expected at most --workers (" + workers + ") tasks, got " + tasks);
@@ -64,6 +70,9 @@ public final class TrainingConfig {
     this.downlink = b.mode == Mode.BIDIRECTIONAL ? b.downlink : CompressorSpec.parse("none");
     this.densityUp = b.mode == Mode.DENSE ? 1.0 : b.densityUp;
     this.densityDown = b.mode == Mode.BIDIRECTIONAL ? b.densityDown : 1.0;
+    this.kUp = b.mode == Mode.DENSE ? null : b.kUp;
+    this.kDown = b.mode == Mode.BIDIRECTIONAL ? b.kDown : null;
+    this.x0 = b.x0;
     this.kRounding = b.kRounding;
     this.learningRate = b.learningRate != null ? b.learningRate : defaultLearningRate(b.dataset);
     this.lrDecay = b.lrDecay;
@@ -92,8 +101,24 @@ public final class TrainingConfig {
     if (resume && output == null) {
       throw new IllegalArgumentException("--resume: needs the run directory to continue");
     }
-    if (COUNTEREXAMPLE.equals(dataset) && workers != 3) {
-      throw new IllegalArgumentException("--workers: the counterexample has exactly 3 workers, got " + workers);
+    if (counterexample != null && workers != counterexample.workers()) {
+      throw new IllegalArgumentException("--workers " + workers + ": the counterexample has one worker per centre, "
+          + "and --dataset " + dataset + " has " + counterexample.workers() + " centres; leave --workers out or "
+          + "give " + counterexample.workers());
+    }
+    if (x0 != null && counterexample == null) {
+      throw new IllegalArgumentException("--x0 " + x0 + ": only for --dataset counterexample[:options]");
+    }
+    if (counterexample != null) {
+      int d = counterexample.dimension();
+      if (kUp != null && kUp > d) {
+        throw new IllegalArgumentException("--k-up " + kUp + ": exceeds the dimension d = " + d + " of --dataset "
+            + dataset);
+      }
+      if (kDown != null && kDown > d) {
+        throw new IllegalArgumentException("--k-down " + kDown + ": exceeds the dimension d = " + d + " of --dataset "
+            + dataset);
+      }
     }
     if (snapshotEvery > updateWindow) {
       throw new IllegalArgumentException("--snapshot-every (" + snapshotEvery + ") must not exceed --update-window ("
@@ -119,6 +144,12 @@ public final class TrainingConfig {
     m.put("downlink", downlink.toString());
     m.put("density-up", densityUp);
     m.put("density-down", densityDown);
+    if (kUp != null) {
+      m.put("k-up", kUp);
+    }
+    if (kDown != null) {
+      m.put("k-down", kDown);
+    }
     m.put("k-rounding", kRounding.text());
     m.put("lr", learningRate);
     m.put("lr-decay", lrDecay);
@@ -136,6 +167,9 @@ public final class TrainingConfig {
     m.put("xi", xi);
     m.put("capture-vectors", captureVectors.isEmpty() ? null : captureVectorsText(captureVectors));
     m.put("checkpoint-every", checkpointEvery);
+    if (x0 != null) {
+      m.put("x0", x0);
+    }
     if (table != null) {
       m.putAll(table.toFlags());
     }
@@ -146,7 +180,8 @@ public final class TrainingConfig {
    * The settings as {@code config.json} records them: {@link #toFlags()} without unset values (no
    * {@code null}: a config file refuses them) and without the settings that do not apply to the problem
    * ({@code model}, {@code split}, {@code batch-size} and {@code data} of the counterexample,
-   * {@code k-rounding} of a dense run), which a config file may not set. The mode's compressors and densities stay, with the values the mode implies (e.g.
+   * {@code k-rounding} of a dense run, a density replaced by {@code k-up}/{@code k-down}), which a config
+   * file may not set. The mode's compressors and densities stay, with the values the mode implies (e.g.
    * {@code uplink: none} in dense mode), so every run's config.json has the same columns.
    */
   public Map<String, Object> recordedFlags() {
@@ -158,11 +193,37 @@ public final class TrainingConfig {
     if (mode == Mode.DENSE) {
       m.remove("k-rounding");   // dense mode keeps every coordinate: no k to round
     }
+    if (kUp != null) {
+      m.remove("density-up");   // k is given directly: the density is not used
+    }
+    if (kDown != null) {
+      m.remove("density-down");
+    }
     return m;
   }
 
   public boolean isCounterexample() {
-    return COUNTEREXAMPLE.equals(dataset);
+    return counterexample != null;
+  }
+
+  /** The counterexample's d, centres and x₀ generator, or null for other data sets. */
+  public CounterexampleSetting counterexample() {
+    return counterexample;
+  }
+
+  /** The file x₀ of the counterexample is read from (any Hadoop FileSystem URI), or null: generated. */
+  public String x0() {
+    return x0;
+  }
+
+  /** The uplink k given directly, or null: from {@link #densityUp()} by {@link #kRounding()}. */
+  public Integer kUp() {
+    return kUp;
+  }
+
+  /** The downlink k given directly, or null: from {@link #densityDown()} by {@link #kRounding()}. */
+  public Integer kDown() {
+    return kDown;
   }
 
   /** Spark master URL, or null: the one spark-submit set, else local[*]. */
@@ -227,14 +288,14 @@ public final class TrainingConfig {
 
   /** Default learning rate: 0.1 (tuned for the MLPs at batch 32), 0.01 for the counterexample (the paper's). */
   public static double defaultLearningRate(String dataset) {
-    return COUNTEREXAMPLE.equals(dataset) ? 0.01 : 0.1;
+    return CounterexampleSetting.names(dataset) ? 0.01 : 0.1;
   }
 
   public Builder toBuilder() {
     Builder b = new Builder();
     b.master = master; b.dataset = dataset; b.data = data; b.model = model; b.mode = mode; b.workers = workers; b.tasks = tasks;
     b.uplink = uplink; b.downlink = downlink; b.densityUp = densityUp; b.densityDown = densityDown;
-    b.kRounding = kRounding;
+    b.kRounding = kRounding; b.kUp = kUp; b.kDown = kDown; b.x0 = x0;
     b.learningRate = learningRate; b.lrDecay = lrDecay; b.momentum = momentum; b.batchSize = batchSize;
     b.epochs = epochs; b.maxIterations = maxIterations; b.nonIid = nonIid; b.seed = seed; b.output = output;
     b.overwrite = overwrite; b.evalEvery = evalEvery; b.consistencyCheckEvery = consistencyCheckEvery;
@@ -258,6 +319,9 @@ public final class TrainingConfig {
     private double densityUp = 0.01;
     private double densityDown = 0.01;
     private KRounding kRounding = KRounding.FLOOR;
+    private Integer kUp;
+    private Integer kDown;
+    private String x0;
     private Double learningRate;
     private double lrDecay = 1.0;
     private double momentum = 0.0;
@@ -292,6 +356,13 @@ public final class TrainingConfig {
     public Builder dataset(String v) {
       String d = nonBlank("--dataset", v);
       org.bitopk.job.problem.DatasetChoice.parse(d); // one line naming the text and the choices
+      if (CounterexampleSetting.names(d)) {
+        try {
+          CounterexampleSetting.parse(d);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("--dataset: " + e.getMessage(), e);
+        }
+      }
       dataset = d;
       return this;
     }
@@ -308,6 +379,12 @@ public final class TrainingConfig {
     public Builder downlink(CompressorSpec v) { downlink = Objects.requireNonNull(v, "--downlink"); return this; }
     public Builder densityUp(double v) { densityUp = density("--density-up", v); return this; }
     public Builder densityDown(double v) { densityDown = density("--density-down", v); return this; }
+    /** The uplink k directly, instead of a density (null: from the density). */
+    public Builder kUp(Integer v) { kUp = v == null ? null : atLeast("--k-up", v, 1); return this; }
+    /** The downlink k directly, instead of a density (null: from the density). */
+    public Builder kDown(Integer v) { kDown = v == null ? null : atLeast("--k-down", v, 1); return this; }
+    /** The counterexample's x₀ file (null: generated from the seed; an empty text is refused). */
+    public Builder x0(String v) { x0 = v == null ? null : nonBlank("--x0", v); return this; }
     public Builder kRounding(KRounding v) { kRounding = Objects.requireNonNull(v, "--k-rounding"); return this; }
 
     public Builder learningRate(double v) {

@@ -178,9 +178,12 @@ public final class ExperimentCommand implements Callable<Integer> {
         continue;
       }
       Double accuracy = result.summary().finalTestAccuracy();
-      console.println(prefix + String.format(Locale.ROOT, "done in %.1f s, final test accuracy %s",
-          (System.nanoTime() - start) / 1e9, accuracy == null || accuracy.isNaN() ? "n/a"
-              : String.format(Locale.ROOT, "%.2f %%", 100 * accuracy)));
+      Double gap = result.summary().finalOptimalityGap();
+      console.println(prefix + String.format(Locale.ROOT, "done in %.1f s, %s",
+          (System.nanoTime() - start) / 1e9, gap != null && (accuracy == null || accuracy.isNaN())
+              ? String.format(Locale.ROOT, "F - F* after the last round %.4f", gap)
+              : "final test accuracy " + (accuracy == null || accuracy.isNaN() ? "n/a"
+                  : String.format(Locale.ROOT, "%.2f %%", 100 * accuracy))));
       console.flush();
     }
     environment.finishInto(fs, dir);

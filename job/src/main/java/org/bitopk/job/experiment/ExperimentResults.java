@@ -37,10 +37,15 @@ public final class ExperimentResults {
   /** config.json keys that say where a run ran or wrote, not what it computed. */
   private static final Set<String> NOT_SETTINGS = Set.of("run", "resolved", "output", "master");
 
-  /** The figures of one finished run. */
+  /**
+   * The figures of one finished run. {@code lastRoundGap} and {@code meanGapLastHalf} are F − F* (the metric
+   * lines' {@code optimality_gap}, F(x_t) − F* at the start of round t) of the last round, T − 1, and averaged
+   * over rounds ⌊T/2⌋ … T − 1 of the T rounds,
+   * NaN for a problem whose optimum is unknown (the networks); accuracies are NaN for the counterexample.
+   */
   public record Row(GridPoint point, Map<String, String> settings, double finalAccuracy, double bestAccuracy,
       long rounds, double wallSeconds, long upBytes, long downBytes, long downBytesDelivered,
-      double downNnzRatio) {}
+      double downNnzRatio, double lastRoundGap, double meanGapLastHalf) {}
 
   private ExperimentResults() {}
 
@@ -110,9 +115,27 @@ public final class ExperimentResults {
         ratioCount++;
       }
     }
+    double[] gaps = it.column("optimality_gap");
     return new Row(point, settings, ep.last("test_accuracy"), best, it.size(), sum(it.column("time_total_ms")) / 1000,
         (long) sum(it.column("up_bytes")), (long) sum(it.column("down_bytes")),
-        (long) sum(it.column("down_bytes_delivered")), ratioCount == 0 ? Double.NaN : ratioSum / ratioCount);
+        (long) sum(it.column("down_bytes_delivered")), ratioCount == 0 ? Double.NaN : ratioSum / ratioCount,
+        it.last("optimality_gap"), meanOfSecondHalf(gaps));
+  }
+
+  /** Mean of values[⌊n/2⌋ …], NaN when any is missing (no optimum known) or there are none. */
+  static double meanOfSecondHalf(double[] values) {
+    int from = values.length / 2;
+    if (from == values.length) {
+      return Double.NaN;
+    }
+    double s = 0;
+    for (int i = from; i < values.length; i++) {
+      if (Double.isNaN(values[i])) {
+        return Double.NaN;
+      }
+      s += values[i];
+    }
+    return s / (values.length - from);
   }
 
   private static double sum(double[] values) {
@@ -126,7 +149,8 @@ public final class ExperimentResults {
   }
 
   static final List<String> FIGURES = List.of("final_test_accuracy", "best_test_accuracy", "rounds",
-      "wall_seconds", "up_bytes", "down_bytes", "down_bytes_delivered", "down_agg_nnz_ratio");
+      "wall_seconds", "up_bytes", "down_bytes", "down_bytes_delivered", "down_agg_nnz_ratio", "last_round_gap",
+      "mean_gap_last_half");
 
   static String csv(List<Row> rows) {
     Set<String> keys = new LinkedHashSet<>();
@@ -149,7 +173,8 @@ public final class ExperimentResults {
       b.append(',').append(number(r.finalAccuracy())).append(',').append(number(r.bestAccuracy()))
           .append(',').append(r.rounds()).append(',').append(number(r.wallSeconds()))
           .append(',').append(r.upBytes()).append(',').append(r.downBytes())
-          .append(',').append(r.downBytesDelivered()).append(',').append(number(r.downNnzRatio())).append('\n');
+          .append(',').append(r.downBytesDelivered()).append(',').append(number(r.downNnzRatio()))
+          .append(',').append(number(r.lastRoundGap())).append(',').append(number(r.meanGapLastHalf())).append('\n');
     }
     return b.toString();
   }
@@ -169,23 +194,38 @@ public final class ExperimentResults {
     }
     b.append(rows.size()).append(" of ").append(grid.points().size()).append(" points finished");
     b.append(missing.isEmpty() ? ".\n\n" : "; not finished: " + String.join(", ", missing) + ".\n\n");
-    accuracyTable(grid, rows, b);
+    boolean gaps = rows.stream().anyMatch(r -> !Double.isNaN(r.meanGapLastHalf()));
+    boolean accuracies = rows.isEmpty() || rows.stream().anyMatch(r -> !Double.isNaN(r.finalAccuracy()));
+    if (accuracies) {
+      modeTable(grid, rows, b, "Final test accuracy (%)", r -> percent(r.finalAccuracy()));
+    }
+    if (gaps) {
+      modeTable(grid, rows, b, "Mean F − F* over the last half of the rounds",
+          r -> gap(r.meanGapLastHalf()));
+    }
     ratioTable(grid, rows, b);
     b.append("## Every run\n\n| point | final acc. (%) | best acc. (%) | rounds | wall s | up MiB | down MiB (one copy) "
-        + "| down MiB delivered | nnz(down)/nnz(agg) |\n|---|---|---|---|---|---|---|---|---|\n");
+        + "| down MiB delivered | nnz(down)/nnz(agg) |").append(gaps ? " last-round F − F* | mean F − F*, last half |" : "")
+        .append("\n|---|---|---|---|---|---|---|---|---|").append(gaps ? "---|---|" : "").append('\n');
     for (Row r : rows) {
-      b.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %.1f | %.3f | %.3f | %.3f | %s |%n",
+      b.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %.1f | %.3f | %.3f | %.3f | %s |",
           r.point().name(), percent(r.finalAccuracy()), percent(r.bestAccuracy()), r.rounds(), r.wallSeconds(),
           r.upBytes() / MIB, r.downBytes() / MIB, r.downBytesDelivered() / MIB, ratio(r.downNnzRatio())));
+      if (gaps) {
+        b.append(' ').append(gap(r.lastRoundGap())).append(" | ").append(gap(r.meanGapLastHalf())).append(" |");
+      }
+      b.append('\n');
     }
     return b.toString();
   }
 
   /**
-   * Final accuracy with one column per mode and one row per combination of the other varying keys. A key
-   * that the mode determines within a row (the learning rate tuned per mode) is shown in the cell instead.
+   * A figure (final accuracy, the counterexample's mean gap) with one column per mode and one row per
+   * combination of the other varying keys. A key that the mode determines within a row (the learning rate
+   * tuned per mode) is shown in the cell instead.
    */
-  private static void accuracyTable(Grid grid, List<Row> rows, StringBuilder b) {
+  private static void modeTable(Grid grid, List<Row> rows, StringBuilder b, String title,
+      java.util.function.Function<Row, String> figure) {
     List<String> rowKeys = grid.rowKeys();
     List<String> cellKeys = new ArrayList<>(grid.varyingKeys());
     cellKeys.remove("mode");
@@ -202,7 +242,7 @@ public final class ExperimentResults {
       table.computeIfAbsent(key(p, rowKeys), k -> new LinkedHashMap<>());
     }
     for (Row r : rows) {
-      StringBuilder cell = new StringBuilder(percent(r.finalAccuracy()));
+      StringBuilder cell = new StringBuilder(figure.apply(r));
       if (!cellKeys.isEmpty()) {
         List<String> notes = new ArrayList<>();
         for (String k : cellKeys) {
@@ -212,7 +252,7 @@ public final class ExperimentResults {
       }
       table.get(key(r.point(), rowKeys)).put(r.point().settings().getOrDefault("mode", "bidirectional"), cell.toString());
     }
-    b.append("## Final test accuracy (%)\n\n| ");
+    b.append("## ").append(title).append("\n\n| ");
     b.append(rowKeys.isEmpty() ? " " : String.join(" | ", rowKeys)).append(" |");
     for (String m : modes) {
       b.append(' ').append(m).append(" |");
@@ -273,6 +313,10 @@ public final class ExperimentResults {
 
   private static String percent(double accuracy) {
     return Double.isNaN(accuracy) ? "n/a" : String.format(Locale.ROOT, "%.2f", 100 * accuracy);
+  }
+
+  private static String gap(double g) {
+    return Double.isNaN(g) ? "n/a" : String.format(Locale.ROOT, "%.4f", g);
   }
 
   private static String ratio(double r) {

@@ -286,10 +286,10 @@ public final class Grid {
    */
   static Set<String> notApplicable(String mode) {
     if ("dense".equals(mode)) {
-      return Set.of("uplink", "downlink", "density-up", "density-down", "k-rounding");
+      return Set.of("uplink", "downlink", "density-up", "density-down", "k-up", "k-down", "k-rounding");
     }
     if ("unidirectional".equals(mode)) {
-      return Set.of("downlink", "density-down");
+      return Set.of("downlink", "density-down", "k-down");
     }
     return Set.of();
   }

@@ -16,7 +16,8 @@ public enum DatasetChoice {
       true),
   SYNTHETIC("synthetic", "generated images, synthetic[:n=,test=,classes=,shape=CxHxW,noise=,seed=]",
       ModelArchitecture.MLP, false),
-  COUNTEREXAMPLE("counterexample", "Zou's 3 quadratics, d = 100, 3 workers", null, false);
+  COUNTEREXAMPLE("counterexample", "Zou's quadratics, one worker per centre, counterexample[:d=,centres=a;b;...,"
+      + "start=,noise=], default d = 100, centres 1;5;10", null, false);
 
   private final String cliName;
   private final String help;
@@ -45,23 +46,25 @@ public enum DatasetChoice {
   }
 
   /**
-   * The choice a {@code --dataset} text names ({@code synthetic:options} is {@link #SYNTHETIC}).
+   * The choice a {@code --dataset} text names ({@code synthetic:options} is {@link #SYNTHETIC},
+   * {@code counterexample:options} {@link #COUNTEREXAMPLE}).
    *
    * @throws IllegalArgumentException naming the text and every choice
    */
   public static DatasetChoice parse(String text) {
     String name = text.trim();
     for (DatasetChoice d : values()) {
-      if (d.cliName.equals(name) || (d == SYNTHETIC && name.startsWith("synthetic:"))) {
+      if (d.cliName.equals(name) || ((d == SYNTHETIC || d == COUNTEREXAMPLE) && name.startsWith(d.cliName + ":"))) {
         return d;
       }
     }
     throw new IllegalArgumentException("--dataset: unknown dataset '" + text + "': expected " + names());
   }
 
-  /** "fashion-mnist, mnist, cifar10, synthetic[:options] or counterexample". */
+  /** "fashion-mnist, mnist, cifar10, synthetic[:options] or counterexample[:options]". */
   public static String names() {
-    String[] all = Arrays.stream(values()).map(d -> d == SYNTHETIC ? d.cliName + "[:options]" : d.cliName)
+    String[] all = Arrays.stream(values())
+        .map(d -> d == SYNTHETIC || d == COUNTEREXAMPLE ? d.cliName + "[:options]" : d.cliName)
         .toArray(String[]::new);
     return String.join(", ", Arrays.copyOf(all, all.length - 1)) + " or " + all[all.length - 1];
   }

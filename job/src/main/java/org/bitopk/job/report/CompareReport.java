@@ -73,12 +73,49 @@ public final class CompareReport {
       accuracyByBytes.add(ChartSeries.of(labels.get(i), mib, accuracy));
       lossByEpoch.add(ChartSeries.of(labels.get(i), epoch, ep.column("test_loss")));
     }
+    if (runs.stream().allMatch(CompareReport::hasOptimum)) {
+      return optimalityCharts(runs, labels);
+    }
     return List.of(
         ChartData.of("Test accuracy vs epoch", "epoch", "test accuracy (%)", accuracyByEpoch),
         ChartData.of("Test accuracy vs communication",
             "cumulative bytes delivered, up + down x P receivers (MiB, log scale)",
             "test accuracy (%)", true, accuracyByBytes),
         ChartData.of("Test loss vs epoch", "epoch", "test loss (cross-entropy)", lossByEpoch));
+  }
+
+  /** Whether the run's problem has a known optimum (the counterexample): its iterations record F − F*. */
+  static boolean hasOptimum(RunMetrics run) {
+    double[] gaps = run.iterations().column("optimality_gap");
+    return gaps.length > 0 && !Double.isNaN(gaps[gaps.length - 1]);
+  }
+
+  /**
+   * For runs without test data but with a known optimum (the counterexample): F − F* against the round and
+   * against the cumulative bytes delivered, and F − F* over the second half of the rounds, where the modes
+   * are compared.
+   */
+  private static List<ChartData> optimalityCharts(List<RunMetrics> runs, List<String> labels) {
+    List<ChartSeries> byRound = new ArrayList<>();
+    List<ChartSeries> byBytes = new ArrayList<>();
+    List<ChartSeries> lastHalf = new ArrayList<>();
+    for (int i = 0; i < runs.size(); i++) {
+      MetricTable it = runs.get(i).iterations();
+      double[] round = it.column("iteration");
+      double[] gap = it.column("optimality_gap");
+      double[] delivered = RunReport.add(RunReport.cumulativeSum(it.column("up_bytes")),
+          RunReport.cumulativeSum(it.column("down_bytes_delivered")));
+      byRound.add(ChartSeries.of(labels.get(i), round, gap));
+      byBytes.add(ChartSeries.of(labels.get(i), RunReport.scale(delivered, 1 / RunReport.MIB), gap));
+      int from = round.length / 2;
+      lastHalf.add(ChartSeries.of(labels.get(i), java.util.Arrays.copyOfRange(round, from, round.length),
+          java.util.Arrays.copyOfRange(gap, from, gap.length)));
+    }
+    return List.of(
+        ChartData.of("F - F* vs iteration", "iteration", "F(x_t) - F*", byRound),
+        ChartData.of("F - F* vs communication", "cumulative bytes delivered, up + down x P receivers (MiB, log scale)",
+            "F(x_t) - F*", true, byBytes),
+        ChartData.of("F - F*, second half of the rounds", "iteration", "F(x_t) - F*", lastHalf));
   }
 
   /** One line per run: label, final accuracy and total traffic. */
@@ -89,9 +126,13 @@ public final class CompareReport {
       MetricTable ep = runs.get(i).epochs();
       double accuracy = ep.last("test_accuracy");
       double[] delivered = RunReport.deliveredDown(ep);
+      String figure = Double.isNaN(accuracy) && hasOptimum(runs.get(i))
+          ? String.format(Locale.ROOT, "last-round F - F* %.4f", runs.get(i).iterations().last("optimality_gap"))
+          : "final test accuracy " + (Double.isNaN(accuracy) ? "n/a"
+              : String.format(Locale.ROOT, "%.2f %%", 100 * accuracy));
       lines.add(String.format(Locale.ROOT,
-          "%s: final test accuracy %s, %.3f MiB up, %.3f MiB down (one copy), %.3f MiB delivered  [%s]",
-          labels.get(i), Double.isNaN(accuracy) ? "n/a" : String.format(Locale.ROOT, "%.2f %%", 100 * accuracy),
+          "%s: %s, %.3f MiB up, %.3f MiB down (one copy), %.3f MiB delivered  [%s]",
+          labels.get(i), figure,
           ep.last("cum_up_bytes") / RunReport.MIB, ep.last("cum_down_bytes") / RunReport.MIB,
           (delivered.length == 0 ? Double.NaN : delivered[delivered.length - 1]) / RunReport.MIB,
           runs.get(i).directory()));

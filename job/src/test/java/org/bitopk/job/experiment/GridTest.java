@@ -121,6 +121,44 @@ class GridTest {
         "sidco-gamma-gp", "dgc", "randomk", "threshold:tau=0.001"), compressors);
   }
 
+  /**
+   * The counterexample grid: the paper's setting (d = 100, centres 1, 5, 10, K = 1 up and down, lr 0.01, 1000
+   * rounds) in the three modes, and the setting where bidirectional does not win (centres -5, -5, 10) uni and bi.
+   */
+  @Test
+  void counterexampleGridHoldsThePapersSettingAndTheOneWhereBidirectionalLoses() {
+    Grid g = shipped("counterexample");
+    assertNotNull(g.expectedRuntime());
+    List<String> seen = new ArrayList<>();
+    for (GridPoint p : g.points()) {
+      TrainingConfig c = config(p);
+      assertTrue(c.isCounterexample(), p.name());
+      assertEquals(100, c.counterexample().dimension());
+      assertEquals(0.01, c.learningRate());
+      assertEquals(1000, c.epochs());
+      assertEquals(3, c.workers());
+      assertEquals(c.mode() == Mode.DENSE ? null : Integer.valueOf(1), c.kUp(), p.name());
+      assertEquals(c.mode() == Mode.BIDIRECTIONAL ? Integer.valueOf(1) : null, c.kDown(), p.name());
+      seen.add(java.util.Arrays.toString(c.counterexample().centres()) + " " + c.mode().cliName());
+    }
+    assertEquals(List.of("[1.0, 5.0, 10.0] unidirectional", "[1.0, 5.0, 10.0] bidirectional",
+        "[1.0, 5.0, 10.0] dense", "[-5.0, -5.0, 10.0] unidirectional", "[-5.0, -5.0, 10.0] bidirectional"), seen);
+  }
+
+  /** Every shipped grid parses and every point is a valid run (no grid is left out of the checks above). */
+  @Test
+  void everyShippedGridIsValid() throws Exception {
+    List<String> names = new ArrayList<>();
+    try (var files = Files.list(SHIPPED)) {
+      for (Path f : files.sorted().toList()) {
+        Grid g = Grid.read(f.toString(), new Configuration());
+        g.points().forEach(GridTest::config);
+        names.add(f.getFileName().toString());
+      }
+    }
+    assertTrue(names.contains("counterexample.json"), names.toString());
+  }
+
   @Test
   void axesTimesPointsExpandInOrderWithNamesFromTheVaryingValues() throws Exception {
     Path file = tmp.resolve("g.yaml");
