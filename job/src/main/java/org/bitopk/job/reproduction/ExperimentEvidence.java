@@ -254,6 +254,7 @@ final class ExperimentEvidence {
       case "down_bytes_delivered" -> (double) r.downBytesDelivered();
       case "down_agg_nnz_ratio" -> r.downNnzRatio();
       case GAP_COLUMN -> r.meanGapLastHalf();
+      case "last_round_gap" -> r.lastRoundGap();
       default -> null;
     };
   }

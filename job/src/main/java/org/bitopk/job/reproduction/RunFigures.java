@@ -18,7 +18,7 @@ import org.bitopk.job.report.RunMetrics;
  */
 record RunFigures(GridPoint point, JsonNode settings, double finalAccuracy, double bestAccuracy, long rounds,
     double wallSeconds, long upBytes, long downBytes, long downBytesDelivered, double downNnzRatio,
-    double meanGapLastHalf, double upTargetK, double downTargetK, double achievedOverTargetUp) {
+    double meanGapLastHalf, double lastRoundGap, double upTargetK, double downTargetK, double achievedOverTargetUp) {
 
   static RunFigures of(GridPoint point, RunMetrics run) {
     MetricTable it = run.iterations();
@@ -40,8 +40,10 @@ record RunFigures(GridPoint point, JsonNode settings, double finalAccuracy, doub
       }
     }
     double gap = Double.NaN;
+    double lastGap = Double.NaN;
     if (it.hasValues("optimality_gap")) {
       double[] g = it.column("optimality_gap");
+      lastGap = g.length == 0 ? Double.NaN : g[g.length - 1];
       double sum = 0;
       int count = 0;
       for (int i = g.length / 2; i < g.length; i++) {
@@ -64,7 +66,7 @@ record RunFigures(GridPoint point, JsonNode settings, double finalAccuracy, doub
     }
     return new RunFigures(point, run.config(), ep.last("test_accuracy"), best, it.size(),
         sum(it.column("time_total_ms")) / 1000, (long) sum(it.column("up_bytes")), (long) sum(it.column("down_bytes")),
-        (long) sum(it.column("down_bytes_delivered")), ratioCount == 0 ? Double.NaN : ratioSum / ratioCount, gap,
+        (long) sum(it.column("down_bytes_delivered")), ratioCount == 0 ? Double.NaN : ratioSum / ratioCount, gap, lastGap,
         first(target), first(it.column("down_target_k")), qualityCount == 0 ? Double.NaN : quality / qualityCount);
   }
 
