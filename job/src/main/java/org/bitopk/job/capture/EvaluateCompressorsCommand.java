@@ -239,6 +239,6 @@ public final class EvaluateCompressorsCommand implements Callable<Integer> {
   }
 
   private String commandLine() {
-    return "bitopk " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+    return String.join(" ", spec.commandLine().getParseResult().originalArgs());
   }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.bitopk.job.problem.CounterexampleSetting;
 
 /**
  * The counterexample: per run the mean F − F* over the last half of its iterations (recomputed from the
@@ -60,8 +61,16 @@ final class CounterexampleTable {
     return b.append('\n').toString();
   }
 
-  /** lr 0.01 on 1000 iterations, and k = 1 on every link the mode compresses. */
+  /**
+   * The paper's quadratics (d = 100, centres 1, 5, 10, x0 = 20 + N(0, 1)), lr 0.01 on 1000 iterations, and k = 1
+   * on every link the mode compresses.
+   */
   static boolean isPaperSetting(RunFigures r) {
+    String dataset = r.setting("dataset", CounterexampleSetting.NAME);
+    if (!CounterexampleSetting.names(dataset)
+        || !CounterexampleSetting.PAPER.equals(CounterexampleSetting.parse(dataset))) {
+      return false;
+    }
     boolean links = switch (r.mode()) {
       case "dense" -> true;
       case "unidirectional" -> r.upTargetK() == 1;
