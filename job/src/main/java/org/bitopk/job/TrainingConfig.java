@@ -42,6 +42,8 @@ public final class TrainingConfig {
   private final int snapshotEvery;
   private final int updateWindow;
   private final boolean xi;
+  private final org.bitopk.job.engine.UplinkFeedback uplinkFeedback;
+  private final DownlinkScheme downlinkScheme;
   private final boolean quiet;
   private final int checkpointEvery;
   private final boolean resume;
@@ -78,6 +80,9 @@ public final class TrainingConfig {
     this.snapshotEvery = b.snapshotEvery;
     this.updateWindow = b.updateWindow;
     this.xi = b.xi;
+    this.uplinkFeedback = b.uplinkFeedback;
+    this.downlinkScheme = b.downlinkScheme != null ? b.downlinkScheme : DownlinkScheme.defaultFor(b.mode);
+    refuseSchemesThatDoNotApply();
     this.quiet = b.quiet;
     this.checkpointEvery = b.checkpointEvery;
     this.resume = b.resume;
@@ -102,6 +107,31 @@ public final class TrainingConfig {
     return new Builder();
   }
 
+  /** Combinations a scheme does not define: one line naming the flag. */
+  private void refuseSchemesThatDoNotApply() {
+    var ef21 = org.bitopk.job.engine.UplinkFeedback.EF21;
+    if (mode == Mode.DENSE && uplinkFeedback != org.bitopk.job.engine.UplinkFeedback.EF14) {
+      throw new IllegalArgumentException("--uplink-feedback: " + uplinkFeedback.cliName() + " does not apply to "
+          + "--mode dense, which sends every gradient entry uncompressed");
+    }
+    if (uplinkFeedback == ef21 && momentum != 0) {
+      throw new IllegalArgumentException("--momentum: EF21 (--uplink-feedback ef21) keeps a gradient estimate, "
+          + "not a momentum; expected 0, got " + momentum);
+    }
+    if (uplinkFeedback == ef21 && xi) {
+      throw new IllegalArgumentException("--xi: measures EF14's TopK aggregation error; not defined for "
+          + "--uplink-feedback ef21");
+    }
+    if (downlinkScheme == DownlinkScheme.MCM) {
+      throw new IllegalArgumentException("--downlink-scheme: mcm (Philippenko & Dieuleveut) is not implemented; "
+          + "expected ef, ef21-p or average");
+    }
+    if ((downlinkScheme == DownlinkScheme.AVERAGE) == (mode == Mode.BIDIRECTIONAL)) {
+      throw new IllegalArgumentException("--downlink-scheme: " + downlinkScheme.cliName() + " does not apply to "
+          + "--mode " + mode.cliName() + " (bidirectional: ef or ef21-p; unidirectional and dense: average)");
+    }
+  }
+
   /** The settings as flag name → value (resolved defaults included; output omitted when not given). */
   public Map<String, Object> toFlags() {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -120,6 +150,8 @@ public final class TrainingConfig {
     m.put("lr", learningRate);
     m.put("lr-decay", lrDecay);
     m.put("momentum", momentum);
+    m.put("uplink-feedback", uplinkFeedback.cliName());
+    m.put("downlink-scheme", downlinkScheme.cliName());
     m.put("batch-size", batchSize);
     m.put("epochs", epochs);
     m.put("max-iterations", maxIterations);
@@ -203,6 +235,10 @@ public final class TrainingConfig {
   public int snapshotEvery() { return snapshotEvery; }
   public int updateWindow() { return updateWindow; }
   public boolean xi() { return xi; }
+  /** Workers' memory: ef14 (default), ef21 or none. */
+  public org.bitopk.job.engine.UplinkFeedback uplinkFeedback() { return uplinkFeedback; }
+  /** What the server broadcasts: ef (bidirectional default), ef21-p, or average (the other modes). */
+  public DownlinkScheme downlinkScheme() { return downlinkScheme; }
   public boolean quiet() { return quiet; }
 
   /** Learning rate of an epoch (0-based): lr · lrDecay^epoch. */
@@ -224,6 +260,7 @@ public final class TrainingConfig {
     b.epochs = epochs; b.maxIterations = maxIterations; b.nonIid = nonIid; b.seed = seed; b.output = output;
     b.overwrite = overwrite; b.evalEvery = evalEvery; b.consistencyCheckEvery = consistencyCheckEvery;
     b.snapshotEvery = snapshotEvery; b.updateWindow = updateWindow; b.xi = xi; b.quiet = quiet;
+    b.uplinkFeedback = uplinkFeedback; b.downlinkScheme = downlinkScheme;
     b.checkpointEvery = checkpointEvery; b.resume = resume; b.table = table;
     return b;
   }
@@ -258,6 +295,8 @@ public final class TrainingConfig {
     private int updateWindow = 32;
     private boolean xi;
     private boolean quiet;
+    private org.bitopk.job.engine.UplinkFeedback uplinkFeedback = org.bitopk.job.engine.UplinkFeedback.EF14;
+    private DownlinkScheme downlinkScheme;
     private int checkpointEvery;
     private boolean resume;
     private TableInput table;
@@ -343,6 +382,14 @@ public final class TrainingConfig {
     public Builder snapshotEvery(int v) { snapshotEvery = atLeast("--snapshot-every", v, 1); return this; }
     public Builder updateWindow(int v) { updateWindow = atLeast("--update-window", v, 1); return this; }
     public Builder xi(boolean v) { xi = v; return this; }
+
+    public Builder uplinkFeedback(org.bitopk.job.engine.UplinkFeedback v) {
+      uplinkFeedback = Objects.requireNonNull(v, "--uplink-feedback");
+      return this;
+    }
+
+    /** null: the mode's default (ef when bidirectional, else average). */
+    public Builder downlinkScheme(DownlinkScheme v) { downlinkScheme = v; return this; }
     public Builder quiet(boolean v) { quiet = v; return this; }
 
     /** Every N rounds, write a checkpoint to output/checkpoints (0 = never). */
