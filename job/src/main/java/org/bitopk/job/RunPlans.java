@@ -4,6 +4,7 @@ import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
 import org.bitopk.job.engine.DownlinkStrategy;
 import org.bitopk.job.engine.RunPlan;
+import org.bitopk.job.engine.UplinkFeedback;
 import org.bitopk.job.engine.UplinkSettings;
 import org.bitopk.job.problem.TrainingProblem;
 
@@ -23,16 +24,21 @@ public final class RunPlans {
     int upK = mode == Mode.DENSE ? dimension
         : config.kUp() != null ? givenK("--k-up", config.kUp(), dimension)
         : rounding.targetK(config.densityUp(), dimension);
-    DownlinkStrategy downlink = mode == Mode.BIDIRECTIONAL
-        ? DownlinkStrategy.compressed(serverCompressor(config), config.kDown() != null
-            ? givenK("--k-down", config.kDown(), dimension) : rounding.targetK(config.densityDown(), dimension))
-        : DownlinkStrategy.average();
+    int downK = mode != Mode.BIDIRECTIONAL ? 0 : config.kDown() != null
+        ? givenK("--k-down", config.kDown(), dimension) : rounding.targetK(config.densityDown(), dimension);
+    DownlinkStrategy downlink = switch (config.downlinkScheme()) {
+      case EF -> DownlinkStrategy.compressed(serverCompressor(config), downK);
+      case EF21_P -> DownlinkStrategy.modelDifference(serverCompressor(config), downK);
+      case AVERAGE -> DownlinkStrategy.average();
+      case MCM -> throw new IllegalArgumentException("--downlink-scheme: mcm is not implemented");
+    };
+    UplinkFeedback feedback = mode == Mode.DENSE ? UplinkFeedback.NONE : config.uplinkFeedback();
     return RunPlan.builder()
         .mode(mode.cliName())
         .workers(workers)
         .tasks(config.tasks() > 0 ? config.tasks() : Math.max(1, Math.min(workers, taskSlots)))
         .rounds(totalRounds(config, problem.iterationsPerEpoch()), problem.iterationsPerEpoch())
-        .uplink(new UplinkSettings(config.uplink(), upK, mode != Mode.DENSE, (float) config.momentum(), config.seed()))
+        .uplink(new UplinkSettings(config.uplink(), upK, feedback, (float) config.momentum(), config.seed()))
         .downlink(downlink)
         .learningRate(config.learningRate(), config.lrDecay())
         .consistencyCheckEvery(config.consistencyCheckEvery())

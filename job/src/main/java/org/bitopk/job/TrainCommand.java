@@ -174,6 +174,17 @@ public final class TrainCommand implements Callable<Integer> {
       description = "Multiply the learning rate by F after every epoch (default: ${DEFAULT-VALUE} = constant).")
   double lrDecay = DEFAULTS.lrDecay();
 
+  @Option(names = "--uplink-feedback", paramLabel = "SCHEME",
+      description = "What workers remember: ef14 (error feedback, c = e + lr*g; default), ef21 (gradient estimate "
+          + "g_i, send C(grad - g_i); the server steps with lr * mean g_i) or none (plain compression).")
+  String uplinkFeedback = "ef14";
+
+  @Option(names = "--downlink-scheme", paramLabel = "SCHEME",
+      description = "What the server broadcasts: ef (server error feedback; bidirectional default), ef21-p "
+          + "(EF21-P: C(x - w) of the exact model x and the workers' w; bidirectional only) or average "
+          + "(unidirectional and dense). Default: the mode's.")
+  String downlinkScheme;
+
   @Option(names = "--momentum", paramLabel = "MU",
       description = "Worker-side momentum in [0, 1): m = mu*m + g, then c = e + lr*m (default: ${DEFAULT-VALUE}).")
   double momentum = DEFAULTS.momentum();
@@ -313,7 +324,9 @@ public final class TrainCommand implements Callable<Integer> {
         .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
         .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
         .consistencyCheckEvery(consistencyCheckEvery).snapshotEvery(snapshotEvery).updateWindow(updateWindow)
-        .xi(xi).captureVectors(captureVectors).quiet(quiet).checkpointEvery(checkpointEvery);
+        .xi(xi).captureVectors(captureVectors).quiet(quiet).checkpointEvery(checkpointEvery)
+        .uplinkFeedback(org.bitopk.job.engine.UplinkFeedback.parse(uplinkFeedback))
+        .downlinkScheme(downlinkScheme == null ? null : DownlinkScheme.parse(downlinkScheme));
     if (resume != null) {
       if (resume.isBlank()) {
         throw new IllegalArgumentException("--resume: expected the directory of the run to continue, got ''");

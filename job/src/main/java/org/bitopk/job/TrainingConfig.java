@@ -47,6 +47,8 @@ public final class TrainingConfig {
   private final boolean xi;
   /** 1-based rounds whose compensated vectors c_i are written, ascending; empty for none. */
   private final java.util.List<Integer> captureVectors;
+  private final org.bitopk.job.engine.UplinkFeedback uplinkFeedback;
+  private final DownlinkScheme downlinkScheme;
   private final boolean quiet;
   private final int checkpointEvery;
   private final boolean resume;
@@ -90,6 +92,9 @@ public final class TrainingConfig {
     this.updateWindow = b.updateWindow;
     this.xi = b.xi;
     this.captureVectors = b.captureVectors;
+    this.uplinkFeedback = b.uplinkFeedback;
+    this.downlinkScheme = b.downlinkScheme != null ? b.downlinkScheme : DownlinkScheme.defaultFor(b.mode);
+    refuseSchemesThatDoNotApply();
     this.quiet = b.quiet;
     this.checkpointEvery = b.checkpointEvery;
     this.resume = b.resume;
@@ -130,6 +135,35 @@ public final class TrainingConfig {
     return new Builder();
   }
 
+  /** Combinations a scheme does not define: one line naming the flag. */
+  private void refuseSchemesThatDoNotApply() {
+    var ef21 = org.bitopk.job.engine.UplinkFeedback.EF21;
+    if (mode == Mode.DENSE && uplinkFeedback != org.bitopk.job.engine.UplinkFeedback.EF14) {
+      throw new IllegalArgumentException("--uplink-feedback: " + uplinkFeedback.cliName() + " does not apply to "
+          + "--mode dense, which sends every gradient entry uncompressed");
+    }
+    if (uplinkFeedback == ef21 && momentum != 0) {
+      throw new IllegalArgumentException("--momentum: EF21 (--uplink-feedback ef21) keeps a gradient estimate, "
+          + "not a momentum; expected 0, got " + momentum);
+    }
+    if (uplinkFeedback == ef21 && xi) {
+      throw new IllegalArgumentException("--xi: measures EF14's TopK aggregation error; not defined for "
+          + "--uplink-feedback ef21");
+    }
+    if (!captureVectors.isEmpty() && uplinkFeedback != org.bitopk.job.engine.UplinkFeedback.EF14) {
+      throw new IllegalArgumentException("--capture-vectors: captures the compensated vectors of classic error "
+          + "feedback (--uplink-feedback ef14); got --uplink-feedback " + uplinkFeedback.cliName());
+    }
+    if (downlinkScheme == DownlinkScheme.MCM) {
+      throw new IllegalArgumentException("--downlink-scheme: mcm (Philippenko & Dieuleveut) is not implemented; "
+          + "expected ef, ef21-p or average");
+    }
+    if ((downlinkScheme == DownlinkScheme.AVERAGE) == (mode == Mode.BIDIRECTIONAL)) {
+      throw new IllegalArgumentException("--downlink-scheme: " + downlinkScheme.cliName() + " does not apply to "
+          + "--mode " + mode.cliName() + " (bidirectional: ef or ef21-p; unidirectional and dense: average)");
+    }
+  }
+
   /** The settings as flag name → value (resolved defaults included; output omitted when not given). */
   public Map<String, Object> toFlags() {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -154,6 +188,8 @@ public final class TrainingConfig {
     m.put("lr", learningRate);
     m.put("lr-decay", lrDecay);
     m.put("momentum", momentum);
+    m.put("uplink-feedback", uplinkFeedback.cliName());
+    m.put("downlink-scheme", downlinkScheme.cliName());
     m.put("batch-size", batchSize);
     m.put("epochs", epochs);
     m.put("max-iterations", maxIterations);
@@ -270,6 +306,10 @@ public final class TrainingConfig {
   public boolean xi() { return xi; }
   /** The 1-based rounds whose compensated vectors are captured, ascending (empty: none). */
   public java.util.List<Integer> captureVectors() { return captureVectors; }
+  /** Workers' memory: ef14 (default), ef21 or none. */
+  public org.bitopk.job.engine.UplinkFeedback uplinkFeedback() { return uplinkFeedback; }
+  /** What the server broadcasts: ef (bidirectional default), ef21-p, or average (the other modes). */
+  public DownlinkScheme downlinkScheme() { return downlinkScheme; }
   public boolean quiet() { return quiet; }
 
   /** "1,100,1000": the flag's text for a list of rounds. */
@@ -301,6 +341,7 @@ public final class TrainingConfig {
     b.overwrite = overwrite; b.evalEvery = evalEvery; b.consistencyCheckEvery = consistencyCheckEvery;
     b.snapshotEvery = snapshotEvery; b.updateWindow = updateWindow; b.xi = xi; b.quiet = quiet;
     b.captureVectors = captureVectors;
+    b.uplinkFeedback = uplinkFeedback; b.downlinkScheme = downlinkScheme;
     b.checkpointEvery = checkpointEvery; b.resume = resume; b.table = table;
     return b;
   }
@@ -339,6 +380,8 @@ public final class TrainingConfig {
     private boolean xi;
     private java.util.List<Integer> captureVectors = java.util.List.of();
     private boolean quiet;
+    private org.bitopk.job.engine.UplinkFeedback uplinkFeedback = org.bitopk.job.engine.UplinkFeedback.EF14;
+    private DownlinkScheme downlinkScheme;
     private int checkpointEvery;
     private boolean resume;
     private TableInput table;
@@ -472,6 +515,13 @@ public final class TrainingConfig {
       return this;
     }
 
+    public Builder uplinkFeedback(org.bitopk.job.engine.UplinkFeedback v) {
+      uplinkFeedback = Objects.requireNonNull(v, "--uplink-feedback");
+      return this;
+    }
+
+    /** null: the mode's default (ef when bidirectional, else average). */
+    public Builder downlinkScheme(DownlinkScheme v) { downlinkScheme = v; return this; }
     public Builder quiet(boolean v) { quiet = v; return this; }
 
     /** Every N rounds, write a checkpoint to output/checkpoints (0 = never). */

@@ -25,6 +25,8 @@ public final class Checkpoint {
   private final int iteration;
   private final float[] master;
   private final float[] serverResidual;
+  /** EF21's server gradient estimate g = mean g_i, or null (other uplinks). */
+  private final float[] serverEstimate;
   private final float[][] workerResiduals;
   private final float[][] workerVelocities;
   private final byte[] serverCompressorState;
@@ -40,6 +42,7 @@ public final class Checkpoint {
     this.iteration = b.iteration;
     this.master = b.master.clone();
     this.serverResidual = b.serverResidual.clone();
+    this.serverEstimate = b.serverEstimate == null ? null : b.serverEstimate.clone();
     this.workerResiduals = deepCopy(b.workerResiduals);
     this.workerVelocities = deepCopy(b.workerVelocities);
     this.serverCompressorState = b.serverCompressorState.clone();
@@ -87,7 +90,12 @@ public final class Checkpoint {
     return serverResidual.clone();
   }
 
-  /** Worker i's residual, or null when it could not be collected. */
+  /** EF21's server gradient estimate, or null. */
+  public float[] serverEstimate() {
+    return serverEstimate == null ? null : serverEstimate.clone();
+  }
+
+  /** Worker i's memory vector (e_i, or g_i under EF21), or null when it could not be collected. */
   public float[] workerResidual(int worker) {
     float[] r = workerResiduals[worker];
     return r == null ? null : r.clone();
@@ -137,7 +145,7 @@ public final class Checkpoint {
       workers.add(new WorkerMemory(i, workerResidual(i), workerVelocity(i), workerCompressorState(i)));
     }
     return new ResumePoint(iteration, seed, master(), serverResidual(), serverCompressorState(), workers, counters,
-        epochLossSum, epochRounds);
+        epochLossSum, epochRounds, serverEstimate());
   }
 
   /** Sum of the losses of the current epoch's rounds so far (the epoch's train loss is their mean). */
@@ -156,7 +164,7 @@ public final class Checkpoint {
     }
     return runId.equals(c.runId) && configDigest.equals(c.configDigest) && seed == c.seed
         && iteration == c.iteration && Arrays.equals(master, c.master)
-        && Arrays.equals(serverResidual, c.serverResidual) && Arrays.deepEquals(workerResiduals, c.workerResiduals)
+        && Arrays.equals(serverResidual, c.serverResidual) && Arrays.equals(serverEstimate, c.serverEstimate) && Arrays.deepEquals(workerResiduals, c.workerResiduals)
         && Arrays.deepEquals(workerVelocities, c.workerVelocities)
         && Arrays.equals(serverCompressorState, c.serverCompressorState)
         && Arrays.deepEquals(workerCompressorStates, c.workerCompressorStates) && counters.equals(c.counters)
@@ -199,6 +207,7 @@ public final class Checkpoint {
     private int iteration = -1;
     private float[] master;
     private float[] serverResidual;
+    private float[] serverEstimate;
     private float[][] workerResiduals;
     private float[][] workerVelocities;
     private byte[] serverCompressorState = new byte[0];
@@ -246,6 +255,12 @@ public final class Checkpoint {
       return this;
     }
 
+    /** EF21's server gradient estimate, or null. */
+    public Builder serverEstimate(float[] estimate) {
+      this.serverEstimate = estimate;
+      return this;
+    }
+
     /** One entry per worker, in worker order; null entries for residuals that could not be collected. */
     public Builder workerResiduals(float[][] residuals) {
       this.workerResiduals = Objects.requireNonNull(residuals, "worker residuals");
@@ -287,6 +302,7 @@ public final class Checkpoint {
       }
       return seed(point.seed()).iteration(point.iteration()).master(point.master())
           .serverResidual(point.serverResidual()).serverCompressorState(point.serverCompressorState())
+          .serverEstimate(point.serverEstimate())
           .workerResiduals(residuals).workerVelocities(velocities).workerCompressorStates(states)
           .counters(point.counters()).epochProgress(point.epochLossSum(), point.epochRounds());
     }
@@ -323,6 +339,7 @@ public final class Checkpoint {
         throw new IllegalArgumentException("need one residual and one velocity slot per worker, got "
             + workerResiduals.length + " and " + workerVelocities.length);
       }
+      checkLength("server gradient estimate", serverEstimate, d);
       for (int i = 0; i < workerResiduals.length; i++) {
         checkLength("worker " + i + " residual", workerResiduals[i], d);
         checkLength("worker " + i + " velocity", workerVelocities[i], d);

@@ -18,7 +18,8 @@ import org.bitopk.job.engine.RunCounters;
  */
 final class CheckpointCodec {
   static final byte[] MAGIC = "BITOPKCK".getBytes(StandardCharsets.US_ASCII);
-  static final int VERSION = 2;
+  /** 3 adds EF21's server gradient estimate (optional floats after the server compressor state); 2 is still read. */
+  static final int VERSION = 3;
 
   private CheckpointCodec() {
   }
@@ -46,6 +47,7 @@ final class CheckpointCodec {
       writeFloats(out, c.master());
       writeFloats(out, c.serverResidual());
       writeBytes(out, c.serverCompressorState());
+      writeOptionalFloats(out, c.serverEstimate());
       for (int i = 0; i < c.workers(); i++) {
         writeOptionalFloats(out, c.workerResidual(i));
         writeOptionalFloats(out, c.workerVelocity(i));
@@ -85,8 +87,9 @@ final class CheckpointCodec {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, 0, payload))) {
       in.skipNBytes(MAGIC.length);
       int version = in.readInt();
-      if (version != VERSION) {
-        throw new IllegalArgumentException("checkpoint format version " + version + ", this build reads " + VERSION);
+      if (version != VERSION && version != 2) {
+        throw new IllegalArgumentException("checkpoint format version " + version + ", this build reads 2 and "
+            + VERSION);
       }
       Checkpoint.Builder b = Checkpoint.builder().runId(in.readUTF()).configDigest(in.readUTF()).seed(in.readLong())
           .iteration(in.readInt());
@@ -99,6 +102,9 @@ final class CheckpointCodec {
         throw new IllegalArgumentException("checkpoint header is inconsistent: dimension " + d + ", workers " + workers);
       }
       b.master(readFloats(in, d)).serverResidual(readFloats(in, d)).serverCompressorState(readBytes(in, payload));
+      if (version >= 3) {
+        b.serverEstimate(readOptionalFloats(in, d));
+      }
       float[][] residuals = new float[workers][];
       float[][] velocities = new float[workers][];
       byte[][] states = new byte[workers][];

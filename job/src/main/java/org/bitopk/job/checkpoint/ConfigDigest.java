@@ -26,11 +26,21 @@ public final class ConfigDigest {
   public static String of(Map<String, ?> flags) {
     StringBuilder text = new StringBuilder();
     new TreeMap<>(flags).forEach((k, v) -> {
-      if (!IGNORED.contains(k)) {
+      if (!IGNORED.contains(k) && !isDefaultScheme(k, v)) {
         text.append(k).append('=').append(v).append('\n');
       }
     });
     return text.toString();
+  }
+
+  /**
+   * The default schemes are left out, so a run that uses them has the digest it had before the schemes could be
+   * chosen, and its older checkpoints stay resumable.
+   */
+  private static boolean isDefaultScheme(String key, Object value) {
+    String v = String.valueOf(value);
+    return (key.equals("uplink-feedback") && v.equals("ef14"))
+        || (key.equals("downlink-scheme") && (v.equals("ef") || v.equals("average")));
   }
 
   /** "lr: 0.1 -> 0.5, seed: 42 -> 7" for the settings that differ between two digests. */

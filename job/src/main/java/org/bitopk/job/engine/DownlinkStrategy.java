@@ -11,12 +11,23 @@ import org.bitopk.compression.SparseVector;
  * How the parameter server turns the average of the workers' uplinks into the update it broadcasts. Decided
  * once, in the run plan; the server only calls {@link #open}.
  */
-public abstract sealed class DownlinkStrategy permits DownlinkStrategy.Compressed, DownlinkStrategy.Average {
+public abstract sealed class DownlinkStrategy permits DownlinkStrategy.Compressed, DownlinkStrategy.Average,
+    DownlinkStrategy.ModelDifference {
   private DownlinkStrategy() {}
 
   /** Bidirectional: c = a + e_s, p = C(c), e_s = c − p (server error feedback; DoubleSqueeze with C = TopK). */
   public static DownlinkStrategy compressed(CompressorSpec compressor, int targetK) {
     return new Compressed(compressor, targetK);
+  }
+
+  /**
+   * EF21-P (Gruntkowska, Tyurin, Richtárik, ICML 2023): the server keeps the exact model x and the workers' model
+   * w; x' = x − a, it broadcasts p = C(x' − w) and everyone sets w ← w + p. Kept as the difference r = x − w (the
+   * only part of x the server does not already hold as its master copy w): c = r + (−1)·a = x' − w, p = C(c),
+   * r ← c − p = x' − w'. The replicas subtract the update they receive, so the broadcast update is −p.
+   */
+  public static DownlinkStrategy modelDifference(CompressorSpec compressor, int targetK) {
+    return new ModelDifference(compressor, targetK);
   }
 
   /** Unidirectional and dense: the average a itself is the update. */
@@ -88,6 +99,11 @@ public abstract sealed class DownlinkStrategy permits DownlinkStrategy.Compresse
       if (targetK > dimension) {
         throw new IllegalArgumentException("downlink target k " + targetK + " exceeds the dimension " + dimension);
       }
+      return openWith(c, targetK, feedback);
+    }
+
+    /** The server side with a given compressor; {@code feedback} holds e_s. */
+    static ServerDownlink openWith(Compressor c, int targetK, ErrorFeedback feedback) {
       return new ServerDownlink() {
         @Override
         public Sent send(float[] average, int[] union) {
@@ -99,6 +115,69 @@ public abstract sealed class DownlinkStrategy permits DownlinkStrategy.Compresse
         @Override
         public float[] residual() {
           return feedback.residual();
+        }
+
+        @Override
+        public byte[] compressorState() {
+          return c.saveState();
+        }
+      };
+    }
+  }
+
+  static final class ModelDifference extends DownlinkStrategy {
+    private final CompressorSpec compressor;
+    private final int targetK;
+
+    ModelDifference(CompressorSpec compressor, int targetK) {
+      this.compressor = Objects.requireNonNull(compressor, "compressor");
+      if (targetK < 1) {
+        throw new IllegalArgumentException("downlink target k must be >= 1, got " + targetK);
+      }
+      this.targetK = targetK;
+    }
+
+    @Override
+    public Integer targetK() {
+      return targetK;
+    }
+
+    @Override
+    public String describe() {
+      return "ef21-p " + compressor + " (k = " + targetK + ")";
+    }
+
+    @Override
+    ServerDownlink open(int dimension, long seed, float[] residual, byte[] compressorState) {
+      if (targetK > dimension) {
+        throw new IllegalArgumentException("downlink target k " + targetK + " exceeds the dimension " + dimension);
+      }
+      Compressor c = compressor.create(seed);
+      if (compressorState != null) {
+        c.restoreState(compressorState);
+      }
+      return openWith(c, targetK, residual != null ? ErrorFeedback.restore(residual)
+          : ErrorFeedback.enabled(dimension));
+    }
+
+    /** The server side with a given compressor; {@code difference} holds r = x − w. */
+    static ServerDownlink openWith(Compressor c, int targetK, ErrorFeedback difference) {
+      return new ServerDownlink() {
+        @Override
+        public Sent send(float[] average, int[] union) {
+          CompressionStep step = difference.step(average, -1f, c, targetK);
+          SparseVector p = step.sent();
+          float[] negated = p.values();
+          for (int i = 0; i < negated.length; i++) {
+            negated[i] = -negated[i];
+          }
+          return new Sent(SparseVector.of(p.dimension(), p.indices(), negated), step.targetK(), step.achievedK(),
+              ServerAggregator.ratio(step.residualNorm(), step.compensatedNorm()));
+        }
+
+        @Override
+        public float[] residual() {
+          return difference.residual();
         }
 
         @Override

@@ -13,10 +13,18 @@ import java.util.Objects;
  * @param workers one memory per worker, in worker order; a memory with null arrays was not collected
  * @param epochLossSum sum of the losses of the current epoch's rounds so far
  * @param epochRounds rounds of the current epoch done so far
+ * @param serverEstimate EF21's g = mean g_i kept by the server, or null (other uplinks)
  */
 public record ResumePoint(int iteration, long seed, float[] master, float[] serverResidual,
     byte[] serverCompressorState, List<WorkerMemory> workers, RunCounters counters, double epochLossSum,
-    int epochRounds) {
+    int epochRounds, float[] serverEstimate) {
+
+  /** A resume point without a server gradient estimate (every uplink but EF21). */
+  public ResumePoint(int iteration, long seed, float[] master, float[] serverResidual, byte[] serverCompressorState,
+      List<WorkerMemory> workers, RunCounters counters, double epochLossSum, int epochRounds) {
+    this(iteration, seed, master, serverResidual, serverCompressorState, workers, counters, epochLossSum,
+        epochRounds, null);
+  }
 
   public ResumePoint {
     if (iteration < 0) {
@@ -27,6 +35,10 @@ public record ResumePoint(int iteration, long seed, float[] master, float[] serv
     Objects.requireNonNull(counters, "counters");
     if (serverResidual.length != master.length) {
       throw new IllegalArgumentException("server residual has " + serverResidual.length + " entries, model "
+          + master.length);
+    }
+    if (serverEstimate != null && serverEstimate.length != master.length) {
+      throw new IllegalArgumentException("server gradient estimate has " + serverEstimate.length + " entries, model "
           + master.length);
     }
     workers = List.copyOf(workers);

@@ -23,6 +23,10 @@ public final class ServerAggregator {
   private final int[] statisticsIndices;
   private final float[] sum;
   private final boolean[] touched;
+  /** EF21's g = mean g_i, kept up to date by adding mean c_i each round; null for the other uplinks. */
+  private final float[] estimate;
+  /** lr·g, the step EF21 hands to the downlink; null for the other uplinks. */
+  private final float[] step;
 
   /**
    * @param restoredResidual e_s of a checkpoint, or null
@@ -30,6 +34,19 @@ public final class ServerAggregator {
    */
   public ServerAggregator(int dimension, int workers, DownlinkStrategy strategy, long seed, int[] statisticsIndices,
       float[] restoredResidual, byte[] restoredCompressorState) {
+    this(dimension, workers, strategy, seed, statisticsIndices, restoredResidual, restoredCompressorState,
+        UplinkFeedback.EF14, null);
+  }
+
+  /**
+   * @param feedback the workers' uplink feedback: with EF21 the server keeps g = mean g_i and steps with lr·g
+   * @param restoredEstimate g of a checkpoint (EF21), or null for zeros
+   */
+  public ServerAggregator(int dimension, int workers, DownlinkStrategy strategy, long seed, int[] statisticsIndices,
+      float[] restoredResidual, byte[] restoredCompressorState, UplinkFeedback feedback, float[] restoredEstimate) {
+    this.estimate = feedback == UplinkFeedback.EF21
+        ? (restoredEstimate != null ? restoredEstimate.clone() : new float[dimension]) : null;
+    this.step = estimate == null ? null : new float[dimension];
     this.dimension = dimension;
     this.workers = workers;
     this.downlink = strategy.open(dimension, seed, restoredResidual, restoredCompressorState);
@@ -53,6 +70,13 @@ public final class ServerAggregator {
    * @param xiTargetK the uplink k when ξ is to be computed (reports then carry dense c_i and lr·g_i), else null
    */
   public Round aggregate(List<WorkerReport> reports, Integer xiTargetK) {
+    return aggregate(reports, xiTargetK, 1f);
+  }
+
+  /**
+   * @param learningRate lr of the round: EF21 steps with lr·g (the other uplinks applied it on the workers)
+   */
+  public Round aggregate(List<WorkerReport> reports, Integer xiTargetK, float learningRate) {
     if (reports.size() != workers) {
       throw new IllegalStateException("expected " + workers + " worker reports, got " + reports.size());
     }
@@ -88,7 +112,29 @@ public final class ServerAggregator {
     for (int j : union) {
       sum[j] = sum[j] / p;
     }
-    DownlinkStrategy.Sent sent = downlink.send(sum, union);
+    DownlinkStrategy.Sent sent;
+    if (estimate == null) {
+      sent = downlink.send(sum, union);
+    } else {
+      // EF21: g ← g + mean c_i, then the step is lr·g, over every coordinate where g is non-zero
+      for (int j : union) {
+        estimate[j] = estimate[j] + sum[j];
+      }
+      int support = 0;
+      for (int j = 0; j < dimension; j++) {
+        step[j] = learningRate * estimate[j];
+        if (estimate[j] != 0f) {
+          support++;
+        }
+      }
+      int[] nonZero = new int[support];
+      for (int j = 0, n = 0; n < support; j++) {
+        if (estimate[j] != 0f) {
+          nonZero[n++] = j;
+        }
+      }
+      sent = downlink.send(step, nonZero);
+    }
     SparseVector update = sent.update();
     int downNnz = update.nnz();
     for (int j : union) {
@@ -105,6 +151,11 @@ public final class ServerAggregator {
   /** e_s, a copy. */
   public float[] residual() {
     return downlink.residual();
+  }
+
+  /** EF21's g = mean g_i, a copy, or null for the other uplinks. */
+  public float[] estimate() {
+    return estimate == null ? null : estimate.clone();
   }
 
   /** The downlink compressor's state, for checkpoints. */

@@ -141,7 +141,7 @@ public final class Trainer<S> {
     if (resume == null) {
       master = problem.initialParameters();
       server = new ServerAggregator(dimension, workers, plan.downlink(), RandomStreams.server(plan.seed()),
-          factory.statisticsIndices(), null, null);
+          factory.statisticsIndices(), null, null, plan.uplink().feedback(), null);
       iteration = 0;
     } else {
       if (resume.workers().size() != workers || resume.seed() != plan.seed()) {
@@ -154,7 +154,11 @@ public final class Trainer<S> {
       }
       master = resume.master().clone();
       server = new ServerAggregator(dimension, workers, plan.downlink(), RandomStreams.server(plan.seed()),
-          factory.statisticsIndices(), resume.serverResidual(), resume.serverCompressorState());
+          factory.statisticsIndices(), resume.serverResidual(), resume.serverCompressorState(),
+          plan.uplink().feedback(), resume.serverEstimate());
+      if (plan.uplink().feedback() == UplinkFeedback.EF21 && resume.serverEstimate() == null) {
+        throw new IllegalArgumentException("--resume: the checkpoint holds no EF21 server gradient estimate");
+      }
       iteration = resume.iteration();
       counters = resume.counters();
       epochLossSum = resume.epochLossSum();
@@ -187,7 +191,8 @@ public final class Trainer<S> {
       captureVectors(t, (float) lr, reports);
     }
     Double gap = problem.optimalityGap(master);
-    ServerAggregator.Round server = this.server.aggregate(reports, plan.xi() ? plan.uplink().targetK() : null);
+    ServerAggregator.Round server = this.server.aggregate(reports, plan.xi() ? plan.uplink().targetK() : null,
+        (float) lr);
     SparseUpdates.apply(master, server.update());
     long aggregated = System.nanoTime();
     window.publish(t, server.encoded());
@@ -365,7 +370,7 @@ public final class Trainer<S> {
       List<WorkerMemory> workers = WorkerMemories.collect(groups, runId, factory, plan.workers(), iteration,
           acceptedTokens.clone());
       return new ResumePoint(iteration, plan.seed(), master.clone(), server.residual(), server.compressorState(),
-          workers, counters, epochLossSum, epochRounds);
+          workers, counters, epochLossSum, epochRounds, server.estimate());
     }
   }
 }

@@ -34,7 +34,7 @@ final class WorkerMemories {
           boolean current = state != null && state.round() == doneRounds - 1
               && state.token() == acceptedTokens[worker];
           out.add(current
-              ? new WorkerMemory(worker, state.feedback.residual(), state.velocity(), state.compressor.saveState())
+              ? new WorkerMemory(worker, state.memory.memory(), state.velocity(), state.compressor.saveState())
               : new WorkerMemory(worker, null, null, null));
         }
       }

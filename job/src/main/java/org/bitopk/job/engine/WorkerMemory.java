@@ -16,7 +16,8 @@ public final class WorkerMemory implements Serializable {
 
   /**
    * @param worker the worker id
-   * @param residual its error-feedback residual e_i, or null if the executor had no current state for it
+   * @param residual its memory vector: the error-feedback residual e_i (EF14) or the gradient estimate g_i (EF21);
+   *     null if the executor had no current state for it
    * @param velocity its momentum buffer, or null (no momentum, or no current state)
    * @param compressorState its uplink compressor's state ({@code Compressor.saveState}), or null (no current state)
    */

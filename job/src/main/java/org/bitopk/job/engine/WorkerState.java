@@ -1,7 +1,6 @@
 package org.bitopk.job.engine;
 
 import org.bitopk.compression.Compressor;
-import org.bitopk.compression.ErrorFeedback;
 
 /**
  * Per-worker state that lives on an executor across rounds: residual, compressor, momentum buffer, and which
@@ -9,8 +8,8 @@ import org.bitopk.compression.ErrorFeedback;
  *
  * <p>Spark may run a round's task more than once (a retry after a failure, a speculative copy), and only one
  * attempt's uplink reaches the driver. So the state after round t is tagged with t and with the attempt that
- * computed it (its token), and the state before round t is kept until round t + 1 starts: the residual in
- * {@link ErrorFeedback}'s second buffer, the momentum in a second buffer, the compressor's state as bytes. A
+ * computed it (its token), and the state before round t is kept until round t + 1 starts: the memory vector in
+ * its second buffer, the momentum in a second buffer, the compressor's state as bytes. A
  * second attempt of round t rolls back to it and advances the worker once more, from the same starting point.
  * The driver passes each round the token of the attempt whose uplink it applied, so a state advanced by an
  * attempt the driver did not use is recognised and discarded, never silently reused.
@@ -21,7 +20,8 @@ final class WorkerState {
   /** Token of a state no attempt has advanced yet: fresh, or restored from a checkpoint. */
   static final long INITIAL = -1L;
 
-  final ErrorFeedback feedback;
+  /** e_i (EF14), g_i (EF21) or nothing. */
+  final UplinkMemory memory;
   final Compressor compressor;
   /** Momentum m_i (worker-side momentum, applied before error feedback), or null without momentum. */
   private float[] velocity;
@@ -34,8 +34,8 @@ final class WorkerState {
   private long previousToken;
   private boolean canRollBack;
 
-  private WorkerState(ErrorFeedback feedback, Compressor compressor, float[] velocity, int round) {
-    this.feedback = feedback;
+  private WorkerState(UplinkMemory memory, Compressor compressor, float[] velocity, int round) {
+    this.memory = memory;
     this.compressor = compressor;
     this.velocity = velocity;
     this.previousVelocity = velocity == null ? null : new float[velocity.length];
@@ -45,7 +45,7 @@ final class WorkerState {
   /** A worker's state before round {@code firstRound}: zero residual, zero momentum, compressor from its seed. */
   static WorkerState fresh(UplinkSettings uplink, int workerId, int dimension, int firstRound) {
     return new WorkerState(
-        uplink.errorFeedback() ? ErrorFeedback.enabled(dimension) : ErrorFeedback.disabled(dimension),
+        UplinkMemory.create(uplink.feedback(), dimension, null),
         compressor(uplink, workerId),
         uplink.momentum() > 0f ? new float[dimension] : null, firstRound - 1);
   }
@@ -56,8 +56,8 @@ final class WorkerState {
    */
   static WorkerState restored(UplinkSettings uplink, int workerId, int dimension, int firstRound, float[] residual,
       float[] velocity, byte[] compressorState) {
-    ErrorFeedback feedback = residual != null && uplink.errorFeedback() ? ErrorFeedback.restore(residual)
-        : uplink.errorFeedback() ? ErrorFeedback.enabled(dimension) : ErrorFeedback.disabled(dimension);
+    UplinkMemory feedback = UplinkMemory.create(uplink.feedback(), dimension,
+        uplink.errorFeedback() ? residual : null);
     float[] v = uplink.momentum() > 0f ? (velocity != null ? velocity.clone() : new float[dimension]) : null;
     Compressor compressor = compressor(uplink, workerId);
     if (compressorState != null) {
@@ -127,7 +127,7 @@ final class WorkerState {
     canRollBack = false; // the buffers that held the state before the previous round are about to be reused
   }
 
-  /** The step threw (ErrorFeedback leaves its residual untouched then): undo what the compressor advanced. */
+  /** The step threw (the memory is left untouched then): undo what the compressor advanced. */
   void abortStep() {
     compressor.restoreState(previousCompressorState);
   }
@@ -146,11 +146,11 @@ final class WorkerState {
     previousToken = token;
     round = t;
     token = attemptToken;
-    canRollBack = feedback.canRollBack();
+    canRollBack = memory.canRollBack();
   }
 
   private void rollBack() {
-    feedback.rollBack();
+    memory.rollBack();
     if (velocity != null) {
       float[] swap = velocity;
       velocity = previousVelocity;

@@ -6,7 +6,6 @@ import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.Function2;
-import org.bitopk.compression.CompressionStep;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.compression.ValueFormat;
@@ -121,9 +120,9 @@ public final class WorkerTask<S> implements Function2<Integer, Iterator<S>, Iter
       report.rolledBack = admission == WorkerState.Admission.ROLLED_BACK;
       state.beginStep();
       float[] input = state.momentumInput(gradient, uplink.momentum());
-      CompressionStep step;
+      UplinkMemory.Step step;
       try {
-        step = state.feedback.step(input, learningRate, state.compressor, uplink.targetK());
+        step = state.memory.step(input, learningRate, state.compressor, uplink.targetK());
       } catch (IllegalArgumentException overflow) {
         state.abortStep();
         // inputs are finite and of the right shape here, so this is residual + lr * input overflowing
@@ -144,7 +143,7 @@ public final class WorkerTask<S> implements Function2<Integer, Iterator<S>, Iter
         // c_i bit for bit: sent and residual are disjoint and sent + residual == c (ErrorFeedback), so adding
         // the residual to the dense sent vector only ever adds a value to 0f.
         float[] compensated = step.sent().toDense();
-        float[] residual = state.feedback.residual();
+        float[] residual = state.memory.memory();
         for (int j = 0; j < dimension; j++) {
           compensated[j] += residual[j];
         }

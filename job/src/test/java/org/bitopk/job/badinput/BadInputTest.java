@@ -83,6 +83,13 @@ class BadInputTest {
         Arguments.of("non-iid needs two examples per worker",
             List.of("--dataset", "synthetic:n=10,test=10", "--model", "mlp-small", "--workers", "6", "--split",
                 "non-iid", "--batch-size", "1"), "--workers 6"),
+        Arguments.of("unknown uplink feedback", List.of("--uplink-feedback", "ef99"), "--uplink-feedback"),
+        Arguments.of("ef21 in dense mode", List.of("--mode", "dense", "--uplink-feedback", "ef21"),
+            "--uplink-feedback"),
+        Arguments.of("ef21 with momentum", List.of("--uplink-feedback", "ef21", "--momentum", "0.9"), "--momentum"),
+        Arguments.of("ef21-p in unidirectional mode", List.of("--mode", "unidirectional", "--downlink-scheme",
+            "ef21-p"), "--downlink-scheme"),
+        Arguments.of("mcm", List.of("--downlink-scheme", "mcm"), "mcm"),
         Arguments.of("data is a file", List.of("--dataset", "mnist", "--data", aFile().toString()),
             "is a file, not a directory"));
   }

@@ -33,7 +33,7 @@ class WorkerStateTest {
     assertEquals(true, admission == WorkerState.Admission.CURRENT || admission == WorkerState.Admission.ROLLED_BACK,
         "admission " + admission);
     state.beginStep();
-    CompressionStep step = state.feedback.step(state.momentumInput(g, mu), 0.1f, state.compressor, 4);
+    UplinkMemory.Step step = state.memory.step(state.momentumInput(g, mu), 0.1f, state.compressor, 4);
     state.commit(t, token);
     return step.sent().toDense();
   }
@@ -52,7 +52,7 @@ class WorkerStateTest {
       twice.abortStep();                                        // no-op here: the state before round t is back
       float[] sentTwice = round(twice, t, expected, 100 + t, g, mu);  // attempt 1
       assertArrayEquals(sentOnce, sentTwice, "round " + t);
-      assertArrayEquals(once.feedback.residual(), twice.feedback.residual(), "residual after round " + t);
+      assertArrayEquals(once.memory.memory(), twice.memory.memory(), "residual after round " + t);
       assertArrayEquals(once.velocity(), twice.velocity(), "momentum after round " + t);
       expected = 100 + t;
     }

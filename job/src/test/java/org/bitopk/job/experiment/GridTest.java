@@ -229,4 +229,25 @@ class GridTest {
     assertEquals(2, code);
     assertTrue(err.toString().contains("is not an experiment directory (no grid.json)"), err.toString());
   }
+
+  /** The schemes grid: every (uplink feedback, downlink scheme) pair at three learning rates, the thesis' setting. */
+  @Test
+  void schemesGridCoversEverySchemePairAtThreeLearningRates() {
+    Grid g = shipped("schemes-fmnist-mlp");
+    assertNotNull(g.expectedRuntime());
+    assertEquals(12, g.points().size());
+    Set<String> pairs = new HashSet<>();
+    for (GridPoint p : g.points()) {
+      TrainingConfig c = config(p);
+      assertEquals(Mode.BIDIRECTIONAL, c.mode());
+      assertEquals(20, c.workers());
+      assertEquals(10, c.batchSize());
+      assertEquals(10, c.epochs());
+      assertEquals(0.001, c.densityUp());
+      assertEquals(0.001, c.densityDown());
+      pairs.add(c.uplinkFeedback().cliName() + "/" + c.downlinkScheme().cliName() + "/" + c.learningRate());
+    }
+    assertEquals(12, pairs.size(), pairs.toString());
+    assertTrue(pairs.contains("ef21/ef21-p/0.08") && pairs.contains("ef14/ef/0.04"), pairs.toString());
+  }
 }
