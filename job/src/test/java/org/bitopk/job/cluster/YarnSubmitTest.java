@@ -1,6 +1,5 @@
 package org.bitopk.job.cluster;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -78,11 +77,41 @@ class YarnSubmitTest {
     }
     List<Map<String, JsonNode>> expected = metricLines(local);
     assertEquals(6, expected.size());
-    assertEquals(expected, metricLines(onYarn), "iterations.jsonl on YARN vs local[2]");
-    assertArrayEquals(
-        ModelSerializer.restoreMultiLayerNetwork(local.resolve("model.zip").toFile(), false).params().toFloatVector(),
-        ModelSerializer.restoreMultiLayerNetwork(onYarn.resolve("model.zip").toFile(), false).params().toFloatVector(),
-        "final model on YARN vs local[2]");
+    List<Map<String, JsonNode>> actual = metricLines(onYarn);
+    assertEquals(expected.size(), actual.size(), "iterations.jsonl on YARN vs local[2]");
+    for (int i = 0; i < expected.size(); i++) {
+      assertSameRound(expected.get(i), actual.get(i), i);
+    }
+    float[] localModel =
+        ModelSerializer.restoreMultiLayerNetwork(local.resolve("model.zip").toFile(), false).params().toFloatVector();
+    float[] yarnModel =
+        ModelSerializer.restoreMultiLayerNetwork(onYarn.resolve("model.zip").toFile(), false).params().toFloatVector();
+    assertEquals(localModel.length, yarnModel.length);
+    for (int j = 0; j < localModel.length; j++) {
+      assertEquals(localModel[j], yarnModel[j], 1e-5f * Math.max(1f, Math.abs(localModel[j])),
+          "final model on YARN vs local[2], parameter " + j);
+    }
+  }
+
+  /**
+   * One round's metric line: every count (bytes, nnz, k, workers, tasks, lost or rolled-back states) exactly; the
+   * floating-point figures (loss, δ) to 1e-6 relative. On some CPUs the containers' ND4J rounds the forward pass
+   * differently in the last float bit from the same computation in the test's JVM, so a bit-for-bit comparison
+   * tests the machine, not the job; the selections (nnz, bytes) must still agree exactly.
+   */
+  static void assertSameRound(Map<String, JsonNode> local, Map<String, JsonNode> yarn, int round) {
+    assertEquals(local.keySet(), yarn.keySet(), "fields of round " + round);
+    for (Map.Entry<String, JsonNode> e : local.entrySet()) {
+      JsonNode a = e.getValue();
+      JsonNode b = yarn.get(e.getKey());
+      String what = "round " + round + " field " + e.getKey() + " on YARN vs local[2]";
+      if (a.isFloatingPointNumber() && !e.getKey().endsWith("_k")) {
+        assertEquals(a.asDouble(), b.asDouble(), 1e-6 * Math.max(1, Math.abs(a.asDouble())), what);
+      } else {
+        assertEquals(a, b, what);
+      }
+    }
+
   }
 
   static List<Map<String, JsonNode>> metricLines(Path run) throws IOException {
