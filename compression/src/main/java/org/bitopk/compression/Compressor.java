@@ -29,6 +29,19 @@ public interface Compressor {
   Selection select(float[] x, int targetK);
 
   /**
+   * The message for {@code x}: the selected coordinates with the values a receiver adds. For a selector these are
+   * x's own values ({@code SparseVector.gather(x, select(x, k))}); the unbiased compressors send their scaled or
+   * rounded values. Schemes that compress a difference without error feedback (EF21, Artemis, MCM) use this, so
+   * an unbiased compressor stays unbiased there too.
+   *
+   * @param x the vector to compress, not modified
+   * @param targetK the number of coordinates asked for, in {@code [1, x.length]}
+   */
+  default SparseVector message(float[] x, int targetK) {
+    return SparseVector.gather(x, select(x, targetK));
+  }
+
+  /**
    * The state the next {@link #select} depends on, beyond the spec and seed this instance was created from, as a
    * self-checking byte string: empty for compressors whose selection depends on the current input only.
    */

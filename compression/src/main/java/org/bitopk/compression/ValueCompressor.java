@@ -20,6 +20,11 @@ interface ValueCompressor extends Compressor {
   SparseVector compress(float[] x, int targetK);
 
   @Override
+  default SparseVector message(float[] x, int targetK) {
+    return compress(x, targetK);
+  }
+
+  @Override
   default Selection select(float[] x, int targetK) {
     return Selection.trusted(compress(x, targetK).indicesUnsafe(), targetK);
   }

@@ -5,7 +5,8 @@ import java.util.Locale;
 /**
  * What the server broadcasts. {@code ef}: server error feedback on the step (DoubleSqueeze with C = TopK, the
  * bidirectional default); {@code ef21-p}: EF21-P model compression, p = C(x − w); {@code average}: the step itself,
- * uncompressed (unidirectional and dense modes); {@code mcm}: not implemented, refused.
+ * uncompressed (unidirectional and dense modes); {@code mcm}: MCM's compressed difference of the preserved central
+ * model and a downlink memory (Philippenko & Dieuleveut 2021).
  */
 public enum DownlinkScheme {
   EF("ef"),
@@ -34,6 +35,6 @@ public enum DownlinkScheme {
         return s;
       }
     }
-    throw new IllegalArgumentException("--downlink-scheme: expected ef, ef21-p or average, got '" + text + "'");
+    throw new IllegalArgumentException("--downlink-scheme: expected ef, ef21-p, mcm or average, got '" + text + "'");
   }
 }

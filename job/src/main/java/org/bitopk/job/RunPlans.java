@@ -30,15 +30,19 @@ public final class RunPlans {
       case EF -> DownlinkStrategy.compressed(serverCompressor(config), downK);
       case EF21_P -> DownlinkStrategy.modelDifference(serverCompressor(config), downK);
       case AVERAGE -> DownlinkStrategy.average();
-      case MCM -> throw new IllegalArgumentException("--downlink-scheme: mcm is not implemented");
+      case MCM -> DownlinkStrategy.preservedCentralModel(serverCompressor(config), downK,
+          memoryRate("--down-memory-rate", "--downlink-scheme mcm", "--downlink", config.downMemoryRate(),
+              serverCompressor(config), dimension, downK));
     };
     UplinkFeedback feedback = mode == Mode.DENSE ? UplinkFeedback.NONE : config.uplinkFeedback();
+    float upRate = feedback != UplinkFeedback.ARTEMIS ? 1f : memoryRate("--up-memory-rate",
+        "--uplink-feedback artemis", "--uplink", config.upMemoryRate(), config.uplink(), dimension, upK);
     return RunPlan.builder()
         .mode(mode.cliName())
         .workers(workers)
         .tasks(config.tasks() > 0 ? config.tasks() : Math.max(1, Math.min(workers, taskSlots)))
         .rounds(totalRounds(config, problem.iterationsPerEpoch()), problem.iterationsPerEpoch())
-        .uplink(new UplinkSettings(config.uplink(), upK, feedback, (float) config.momentum(), config.seed()))
+        .uplink(new UplinkSettings(config.uplink(), upK, feedback, (float) config.momentum(), config.seed(), upRate))
         .downlink(downlink)
         .learningRate(config.learningRate(), config.lrDecay())
         .consistencyCheckEvery(config.consistencyCheckEvery())
@@ -49,6 +53,39 @@ public final class RunPlans {
         .divergenceAdvice(divergenceAdvice)
         .captureRounds(config.captureVectors().stream().mapToInt(Integer::intValue).toArray())
         .build();
+  }
+
+  /**
+   * A memory rate α as given, else the Artemis/MCM authors' 1/(2(ω + 1)) (c = 2 in {@code get_learning_rate} of
+   * {@code philipco/mcm-bidirectional-compression}) for an unbiased compressor of known variance ω.
+   */
+  static float memoryRate(String flag, String scheme, String compressorFlag, Double given, CompressorSpec compressor,
+      int dimension, int k) {
+    if (given != null) {
+      return (float) (double) given;
+    }
+    Double omega = omega(compressor, dimension, k);
+    if (omega == null) {
+      throw new IllegalArgumentException(missingRate(flag, scheme, compressorFlag, compressor));
+    }
+    return (float) (1.0 / (2.0 * (omega + 1.0)));
+  }
+
+  static String missingRate(String flag, String scheme, String compressorFlag, CompressorSpec compressor) {
+    return flag + ": required with " + scheme + " and " + compressorFlag + " " + compressor + ": the default "
+        + "1/(2(omega + 1)) needs an unbiased compressor of known variance omega (randomk:scaled, natural); 1 keeps "
+        + "the whole message (EF21 / EF21-P)";
+  }
+
+  /**
+   * ω with E‖C(x) − x‖² ≤ ω‖x‖² for the unbiased compressors: d/k − 1 for (d/k)·Random-k, 1/8 for natural
+   * compression (Horváth et al. 2019); null for the biased ones.
+   */
+  public static Double omega(CompressorSpec compressor, int dimension, int k) {
+    if (!compressor.unbiased()) {
+      return null;
+    }
+    return compressor.name().equals("natural") ? 0.125 : (double) dimension / k - 1.0;
   }
 
   /** A k given directly (--k-up, --k-down), at most the dimension. */

@@ -176,12 +176,24 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Option(names = "--uplink-feedback", paramLabel = "SCHEME",
       description = "What workers remember: ef14 (error feedback, c = e + lr*g; default), ef21 (gradient estimate "
-          + "g_i, send C(grad - g_i); the server steps with lr * mean g_i) or none (plain compression).")
+          + "g_i, send C(grad - g_i); the server steps with lr * mean g_i), artemis (the same memory moved by "
+          + "alpha_up * C(grad - g_i), as in Artemis and MCM) or none (plain compression).")
   String uplinkFeedback = "ef14";
+
+  @Option(names = "--up-memory-rate", paramLabel = "ALPHA",
+      description = "alpha_up in (0, 1] of --uplink-feedback artemis (default: 1/(2(omega + 1)) of an unbiased "
+          + "--uplink, randomk:scaled or natural; required for the others).")
+  Double upMemoryRate;
+
+  @Option(names = "--down-memory-rate", paramLabel = "ALPHA",
+      description = "alpha_down in (0, 1] of --downlink-scheme mcm (default: 1/(2(omega + 1)) of an unbiased "
+          + "--downlink; required for the others; 1 = ef21-p).")
+  Double downMemoryRate;
 
   @Option(names = "--downlink-scheme", paramLabel = "SCHEME",
       description = "What the server broadcasts: ef (server error feedback; bidirectional default), ef21-p "
-          + "(EF21-P: C(x - w) of the exact model x and the workers' w; bidirectional only) or average "
+          + "(EF21-P: C(x - w) of the exact model x and the workers' w), mcm (MCM: C(x - H) of the central model x "
+          + "and a memory H; workers compute at H + C(x - H)); bidirectional only; or average "
           + "(unidirectional and dense). Default: the mode's.")
   String downlinkScheme;
 
@@ -326,7 +338,8 @@ public final class TrainCommand implements Callable<Integer> {
         .consistencyCheckEvery(consistencyCheckEvery).snapshotEvery(snapshotEvery).updateWindow(updateWindow)
         .xi(xi).captureVectors(captureVectors).quiet(quiet).checkpointEvery(checkpointEvery)
         .uplinkFeedback(org.bitopk.job.engine.UplinkFeedback.parse(uplinkFeedback))
-        .downlinkScheme(downlinkScheme == null ? null : DownlinkScheme.parse(downlinkScheme));
+        .downlinkScheme(downlinkScheme == null ? null : DownlinkScheme.parse(downlinkScheme))
+        .upMemoryRate(upMemoryRate).downMemoryRate(downMemoryRate);
     if (resume != null) {
       if (resume.isBlank()) {
         throw new IllegalArgumentException("--resume: expected the directory of the run to continue, got ''");

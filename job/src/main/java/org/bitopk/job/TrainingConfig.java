@@ -49,6 +49,8 @@ public final class TrainingConfig {
   private final java.util.List<Integer> captureVectors;
   private final org.bitopk.job.engine.UplinkFeedback uplinkFeedback;
   private final DownlinkScheme downlinkScheme;
+  private final Double upMemoryRate;
+  private final Double downMemoryRate;
   private final boolean quiet;
   private final int checkpointEvery;
   private final boolean resume;
@@ -94,6 +96,8 @@ public final class TrainingConfig {
     this.captureVectors = b.captureVectors;
     this.uplinkFeedback = b.uplinkFeedback;
     this.downlinkScheme = b.downlinkScheme != null ? b.downlinkScheme : DownlinkScheme.defaultFor(b.mode);
+    this.upMemoryRate = b.upMemoryRate;
+    this.downMemoryRate = b.downMemoryRate;
     refuseSchemesThatDoNotApply();
     this.quiet = b.quiet;
     this.checkpointEvery = b.checkpointEvery;
@@ -137,30 +141,43 @@ public final class TrainingConfig {
 
   /** Combinations a scheme does not define: one line naming the flag. */
   private void refuseSchemesThatDoNotApply() {
-    var ef21 = org.bitopk.job.engine.UplinkFeedback.EF21;
     if (mode == Mode.DENSE && uplinkFeedback != org.bitopk.job.engine.UplinkFeedback.EF14) {
       throw new IllegalArgumentException("--uplink-feedback: " + uplinkFeedback.cliName() + " does not apply to "
           + "--mode dense, which sends every gradient entry uncompressed");
     }
-    if (uplinkFeedback == ef21 && momentum != 0) {
-      throw new IllegalArgumentException("--momentum: EF21 (--uplink-feedback ef21) keeps a gradient estimate, "
-          + "not a momentum; expected 0, got " + momentum);
+    boolean estimate = uplinkFeedback.keepsGradientEstimate();
+    String name = uplinkFeedback == org.bitopk.job.engine.UplinkFeedback.EF21 ? "EF21" : "Artemis";
+    if (estimate && momentum != 0) {
+      throw new IllegalArgumentException("--momentum: " + name + " (--uplink-feedback " + uplinkFeedback.cliName()
+          + ") keeps a gradient estimate, not a momentum; expected 0, got " + momentum);
     }
-    if (uplinkFeedback == ef21 && xi) {
+    if (estimate && xi) {
       throw new IllegalArgumentException("--xi: measures EF14's TopK aggregation error; not defined for "
-          + "--uplink-feedback ef21");
+          + "--uplink-feedback " + uplinkFeedback.cliName());
+    }
+    if (upMemoryRate != null && uplinkFeedback != org.bitopk.job.engine.UplinkFeedback.ARTEMIS) {
+      throw new IllegalArgumentException("--up-memory-rate: the rate of Artemis' uplink memory; applies to "
+          + "--uplink-feedback artemis only, got --uplink-feedback " + uplinkFeedback.cliName());
+    }
+    if (uplinkFeedback == org.bitopk.job.engine.UplinkFeedback.ARTEMIS && upMemoryRate == null && !uplink.unbiased()) {
+      throw new IllegalArgumentException(RunPlans.missingRate("--up-memory-rate", "--uplink-feedback artemis",
+          "--uplink", uplink));
+    }
+    if (downlinkScheme == DownlinkScheme.MCM && downMemoryRate == null && !downlink.unbiased()) {
+      throw new IllegalArgumentException(RunPlans.missingRate("--down-memory-rate", "--downlink-scheme mcm",
+          "--downlink", downlink));
+    }
+    if (downMemoryRate != null && downlinkScheme != DownlinkScheme.MCM) {
+      throw new IllegalArgumentException("--down-memory-rate: the rate of MCM's downlink memory; applies to "
+          + "--downlink-scheme mcm only, got --downlink-scheme " + downlinkScheme.cliName());
     }
     if (!captureVectors.isEmpty() && uplinkFeedback != org.bitopk.job.engine.UplinkFeedback.EF14) {
       throw new IllegalArgumentException("--capture-vectors: captures the compensated vectors of classic error "
           + "feedback (--uplink-feedback ef14); got --uplink-feedback " + uplinkFeedback.cliName());
     }
-    if (downlinkScheme == DownlinkScheme.MCM) {
-      throw new IllegalArgumentException("--downlink-scheme: mcm (Philippenko & Dieuleveut) is not implemented; "
-          + "expected ef, ef21-p or average");
-    }
     if ((downlinkScheme == DownlinkScheme.AVERAGE) == (mode == Mode.BIDIRECTIONAL)) {
       throw new IllegalArgumentException("--downlink-scheme: " + downlinkScheme.cliName() + " does not apply to "
-          + "--mode " + mode.cliName() + " (bidirectional: ef or ef21-p; unidirectional and dense: average)");
+          + "--mode " + mode.cliName() + " (bidirectional: ef, ef21-p or mcm; unidirectional and dense: average)");
     }
   }
 
@@ -190,6 +207,12 @@ public final class TrainingConfig {
     m.put("momentum", momentum);
     m.put("uplink-feedback", uplinkFeedback.cliName());
     m.put("downlink-scheme", downlinkScheme.cliName());
+    if (upMemoryRate != null) {
+      m.put("up-memory-rate", upMemoryRate);
+    }
+    if (downMemoryRate != null) {
+      m.put("down-memory-rate", downMemoryRate);
+    }
     m.put("batch-size", batchSize);
     m.put("epochs", epochs);
     m.put("max-iterations", maxIterations);
@@ -310,6 +333,10 @@ public final class TrainingConfig {
   public org.bitopk.job.engine.UplinkFeedback uplinkFeedback() { return uplinkFeedback; }
   /** What the server broadcasts: ef (bidirectional default), ef21-p, or average (the other modes). */
   public DownlinkScheme downlinkScheme() { return downlinkScheme; }
+  /** α_up of --uplink-feedback artemis as given, or null (resolved from the compressor's ω in the run plan). */
+  public Double upMemoryRate() { return upMemoryRate; }
+  /** α_dwn of --downlink-scheme mcm as given, or null (resolved from the compressor's ω in the run plan). */
+  public Double downMemoryRate() { return downMemoryRate; }
   public boolean quiet() { return quiet; }
 
   /** "1,100,1000": the flag's text for a list of rounds. */
@@ -342,6 +369,7 @@ public final class TrainingConfig {
     b.snapshotEvery = snapshotEvery; b.updateWindow = updateWindow; b.xi = xi; b.quiet = quiet;
     b.captureVectors = captureVectors;
     b.uplinkFeedback = uplinkFeedback; b.downlinkScheme = downlinkScheme;
+    b.upMemoryRate = upMemoryRate; b.downMemoryRate = downMemoryRate;
     b.checkpointEvery = checkpointEvery; b.resume = resume; b.table = table;
     return b;
   }
@@ -382,6 +410,8 @@ public final class TrainingConfig {
     private boolean quiet;
     private org.bitopk.job.engine.UplinkFeedback uplinkFeedback = org.bitopk.job.engine.UplinkFeedback.EF14;
     private DownlinkScheme downlinkScheme;
+    private Double upMemoryRate;
+    private Double downMemoryRate;
     private int checkpointEvery;
     private boolean resume;
     private TableInput table;
@@ -522,6 +552,19 @@ public final class TrainingConfig {
 
     /** null: the mode's default (ef when bidirectional, else average). */
     public Builder downlinkScheme(DownlinkScheme v) { downlinkScheme = v; return this; }
+
+    /** α_up in (0, 1], or null for the default 1/(2(ω + 1)) of an unbiased compressor. */
+    public Builder upMemoryRate(Double v) { upMemoryRate = rate("--up-memory-rate", v); return this; }
+
+    /** α_dwn in (0, 1], or null for the default 1/(2(ω + 1)) of an unbiased compressor. */
+    public Builder downMemoryRate(Double v) { downMemoryRate = rate("--down-memory-rate", v); return this; }
+
+    private static Double rate(String flag, Double v) {
+      if (v != null && !(v > 0 && v <= 1)) {
+        throw new IllegalArgumentException(flag + ": expected a rate in (0, 1], got " + v);
+      }
+      return v;
+    }
     public Builder quiet(boolean v) { quiet = v; return this; }
 
     /** Every N rounds, write a checkpoint to output/checkpoints (0 = never). */

@@ -305,7 +305,7 @@ public final class TrainingRun {
           .substring(0, 8));
       try {
         try {
-          String name = problem.saveModel(state.masterParameters(), fs, staging);
+          String name = problem.saveModel(state.modelParameters(), fs, staging);
           AtomicFiles.replace(fs, new Path(staging, name), new Path(dir.path(), name));
           file = name;
         } catch (FSError e) {

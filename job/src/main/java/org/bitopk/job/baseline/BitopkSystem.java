@@ -74,7 +74,7 @@ final class BitopkSystem implements ComparedSystem {
 
     @Override
     public void onStart(DriverState state) {
-      record(state.iteration(), 0, state.masterParameters(), 0);
+      record(state.iteration(), 0, state.modelParameters(), 0);
       clock.start();
     }
 
@@ -84,7 +84,7 @@ final class BitopkSystem implements ComparedSystem {
       lastRoundSeconds = clock.seconds();
       if (lastRound % settings.evalEvery() == 0 || lastRoundSeconds >= settings.maxSeconds()) {
         clock.pause();
-        record(lastRound, lastRoundSeconds, state.masterParameters(), bytes(state.counters()));
+        record(lastRound, lastRoundSeconds, state.modelParameters(), bytes(state.counters()));
         clock.resume();
         stop = lastRoundSeconds >= settings.maxSeconds();
       }
@@ -99,7 +99,7 @@ final class BitopkSystem implements ComparedSystem {
     public void onFinish(RunSummary summary, DriverState state) {
       if (lastRecorded != state.iteration()) {
         // the last round, evaluated now; its time is the clock when the round ended (before the job's own evaluation)
-        record(state.iteration(), lastRoundSeconds, state.masterParameters(), bytes(state.counters()));
+        record(state.iteration(), lastRoundSeconds, state.modelParameters(), bytes(state.counters()));
       }
     }
 

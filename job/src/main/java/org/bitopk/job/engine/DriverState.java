@@ -9,7 +9,16 @@ public interface DriverState {
   /** The next round t to run; {@link #masterParameters()} holds x_t. */
   int iteration();
 
+  /** The workers' model x_t, which every replica holds. */
   float[] masterParameters();
+
+  /**
+   * The run's model, the one evaluated and written: the workers' model, except for MCM, whose server keeps a central
+   * model apart from the workers' perturbed one.
+   */
+  default float[] modelParameters() {
+    return masterParameters();
+  }
 
   /** The server residual e_s (zeros unless bidirectional). */
   float[] serverResidual();

@@ -2,7 +2,6 @@ package org.bitopk.job.engine;
 
 import java.util.Arrays;
 import org.bitopk.compression.Compressor;
-import org.bitopk.compression.Selection;
 import org.bitopk.compression.SparseVector;
 
 /**
@@ -16,7 +15,12 @@ import org.bitopk.compression.SparseVector;
  *       on the selected coordinates.
  * </ul>
  *
- * The learning rate is not applied here: g_i is in gradient units and the server steps with lr·g, so a decayed
+ * <p>Artemis/MCM's uplink memory (Philippenko & Dieuleveut; {@code LocalDownCompressModelUpdate.compute_locally}
+ * of {@code philipco/mcm-bidirectional-compression}) is the same with a rate α: g_i[j] = g_i[j] + α·c_i[j]. EF21 is
+ * α = 1, for which the product is skipped (bit for bit the EF21 update). The message is the compressor's
+ * {@link Compressor#message}: an unbiased compressor sends its scaled or rounded values.
+ *
+ * <p>The learning rate is not applied here: g_i is in gradient units and the server steps with lr·g, so a decayed
  * learning rate never leaves a stale g_i behind. Two buffers: the estimate before the last step is kept for
  * {@link #rollBack}.
  */
@@ -26,25 +30,40 @@ final class GradientEstimate implements UplinkMemory {
   private boolean initialised;
   private boolean previousInitialised;
   private boolean undoable;
+  private final float rate;
 
-  private GradientEstimate(float[] estimate, boolean initialised) {
+  private GradientEstimate(float[] estimate, boolean initialised, float rate) {
+    if (!(rate > 0f && rate <= 1f)) {
+      throw new IllegalArgumentException("memory rate must be in (0, 1], got " + rate);
+    }
+    this.rate = rate;
     this.estimate = estimate;
     this.previous = new float[estimate.length];
     this.initialised = initialised;
   }
 
   static GradientEstimate fresh(int dimension) {
-    return new GradientEstimate(new float[dimension], false);
+    return fresh(dimension, 1f);
+  }
+
+  /** @param rate α: 1 for EF21, α_up for Artemis */
+  static GradientEstimate fresh(int dimension, float rate) {
+    return new GradientEstimate(new float[dimension], false, rate);
   }
 
   /** Continues from a saved g_i (copied, must be finite). */
   static GradientEstimate restore(float[] saved) {
+    return restore(saved, 1f);
+  }
+
+  /** Continues from a saved g_i (copied, must be finite) with rate α. */
+  static GradientEstimate restore(float[] saved, float rate) {
     for (float v : saved) {
       if (!Float.isFinite(v)) {
         throw new IllegalArgumentException("EF21 gradient estimate holds a non-finite value");
       }
     }
-    return new GradientEstimate(saved.clone(), true);
+    return new GradientEstimate(saved.clone(), true, rate);
   }
 
   @Override
@@ -80,24 +99,27 @@ final class GradientEstimate implements UplinkMemory {
       sent = SparseVector.of(d, all, c.clone());
       target = d;
     } else {
-      Selection selection = compressor.select(c, targetK);
-      sent = SparseVector.gather(c, selection);
+      sent = compressor.message(c, targetK);
       target = targetK;
     }
     System.arraycopy(initialised ? estimate : new float[d], 0, next, 0, d);
     int[] idx = sent.indices();
     float[] val = sent.values();
-    double sentSquares = 0;
+    // the first message (the whole gradient) sets g_i whatever α: Artemis' "smart" initialisation h_i⁰ = ∇f_i(x⁰)
+    boolean scaled = rate != 1f && initialised;
+    double residualSquares = 0;
     for (int i = 0; i < idx.length; i++) {
-      next[idx[i]] = next[idx[i]] + val[i];
-      sentSquares += (double) val[i] * val[i];
+      next[idx[i]] = next[idx[i]] + (scaled ? rate * val[i] : val[i]);
+      double left = (double) c[idx[i]] - val[i];
+      residualSquares += left * left - (double) c[idx[i]] * c[idx[i]];
     }
     previous = estimate;
     estimate = next;
     previousInitialised = initialised;
     initialised = true;
     undoable = true;
-    double residual = idx.length == d ? 0 : Math.sqrt(Math.max(0, sumSquares - sentSquares));
+    // ‖c − sent‖: a selector sends c's own values (c − sent = 0 there); an unbiased compressor its own
+    double residual = Math.sqrt(Math.max(0, sumSquares + residualSquares));
     return new Step(sent, target, idx.length, Math.sqrt(sumSquares), residual);
   }
 

@@ -27,6 +27,11 @@ public final class ServerAggregator {
   private final float[] estimate;
   /** lr·g, the step EF21 hands to the downlink; null for the other uplinks. */
   private final float[] step;
+  /** Artemis: g = h + mean c_i is the step's estimate, and h moves by α_up·mean c_i (h = {@link #estimate}). */
+  private final boolean artemis;
+  private final float memoryRate;
+  /** Whether h holds the workers' first, whole gradients already (Artemis sets h = mean ∇f_i(x⁰) in round 0). */
+  private boolean estimateInitialised;
 
   /**
    * @param restoredResidual e_s of a checkpoint, or null
@@ -44,8 +49,21 @@ public final class ServerAggregator {
    */
   public ServerAggregator(int dimension, int workers, DownlinkStrategy strategy, long seed, int[] statisticsIndices,
       float[] restoredResidual, byte[] restoredCompressorState, UplinkFeedback feedback, float[] restoredEstimate) {
-    this.estimate = feedback == UplinkFeedback.EF21
+    this(dimension, workers, strategy, seed, statisticsIndices, restoredResidual, restoredCompressorState, feedback,
+        restoredEstimate, 1f);
+  }
+
+  /**
+   * @param memoryRate α_up of {@link UplinkFeedback#ARTEMIS} (h ← h + α_up·mean c_i after the first round); 1 otherwise
+   */
+  public ServerAggregator(int dimension, int workers, DownlinkStrategy strategy, long seed, int[] statisticsIndices,
+      float[] restoredResidual, byte[] restoredCompressorState, UplinkFeedback feedback, float[] restoredEstimate,
+      float memoryRate) {
+    this.estimate = feedback.keepsGradientEstimate()
         ? (restoredEstimate != null ? restoredEstimate.clone() : new float[dimension]) : null;
+    this.artemis = feedback == UplinkFeedback.ARTEMIS;
+    this.memoryRate = memoryRate;
+    this.estimateInitialised = restoredEstimate != null;
     this.step = estimate == null ? null : new float[dimension];
     this.dimension = dimension;
     this.workers = workers;
@@ -116,20 +134,39 @@ public final class ServerAggregator {
     if (estimate == null) {
       sent = downlink.send(sum, union);
     } else {
-      // EF21: g ← g + mean c_i, then the step is lr·g, over every coordinate where g is non-zero
-      for (int j : union) {
-        estimate[j] = estimate[j] + sum[j];
-      }
       int support = 0;
-      for (int j = 0; j < dimension; j++) {
-        step[j] = learningRate * estimate[j];
-        if (estimate[j] != 0f) {
-          support++;
+      boolean memoryStep = artemis && estimateInitialised;
+      if (!memoryStep) {
+        // EF21: g ← g + mean c_i, then the step is lr·g, over every coordinate where g is non-zero (Artemis' round 0
+        // too: h = mean ∇f_i(x⁰), the whole gradients)
+        for (int j : union) {
+          estimate[j] = estimate[j] + sum[j];
+        }
+        for (int j = 0; j < dimension; j++) {
+          step[j] = learningRate * estimate[j];
+          if (estimate[j] != 0f) {
+            support++;
+          }
+        }
+      } else {
+        // Artemis/MCM: the step is lr·(h + mean c_i), then h ← h + α_up·mean c_i
+        for (int j = 0; j < dimension; j++) {
+          step[j] = learningRate * estimate[j];
+        }
+        for (int j : union) {
+          step[j] = learningRate * (estimate[j] + sum[j]);
+          estimate[j] = estimate[j] + memoryRate * sum[j];
+        }
+        for (int j = 0; j < dimension; j++) {
+          if (step[j] != 0f) {
+            support++;
+          }
         }
       }
+      estimateInitialised = true;
       int[] nonZero = new int[support];
       for (int j = 0, n = 0; n < support; j++) {
-        if (estimate[j] != 0f) {
+        if (memoryStep ? step[j] != 0f : estimate[j] != 0f) {
           nonZero[n++] = j;
         }
       }
@@ -153,9 +190,14 @@ public final class ServerAggregator {
     return downlink.residual();
   }
 
-  /** EF21's g = mean g_i, a copy, or null for the other uplinks. */
+  /** EF21's g = mean g_i (Artemis' h = mean h_i), a copy, or null for the other uplinks. */
   public float[] estimate() {
     return estimate == null ? null : estimate.clone();
+  }
+
+  /** The model the run reports and writes, given the workers' model (see {@link DownlinkStrategy.ServerDownlink}). */
+  public float[] centralModel(float[] workersModel) {
+    return downlink.centralModel(workersModel);
   }
 
   /** The downlink compressor's state, for checkpoints. */

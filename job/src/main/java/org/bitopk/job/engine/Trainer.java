@@ -141,7 +141,7 @@ public final class Trainer<S> {
     if (resume == null) {
       master = problem.initialParameters();
       server = new ServerAggregator(dimension, workers, plan.downlink(), RandomStreams.server(plan.seed()),
-          factory.statisticsIndices(), null, null, plan.uplink().feedback(), null);
+          factory.statisticsIndices(), null, null, plan.uplink().feedback(), null, plan.uplink().memoryRate());
       iteration = 0;
     } else {
       if (resume.workers().size() != workers || resume.seed() != plan.seed()) {
@@ -155,9 +155,10 @@ public final class Trainer<S> {
       master = resume.master().clone();
       server = new ServerAggregator(dimension, workers, plan.downlink(), RandomStreams.server(plan.seed()),
           factory.statisticsIndices(), resume.serverResidual(), resume.serverCompressorState(),
-          plan.uplink().feedback(), resume.serverEstimate());
-      if (plan.uplink().feedback() == UplinkFeedback.EF21 && resume.serverEstimate() == null) {
-        throw new IllegalArgumentException("--resume: the checkpoint holds no EF21 server gradient estimate");
+          plan.uplink().feedback(), resume.serverEstimate(), plan.uplink().memoryRate());
+      if (plan.uplink().feedback().keepsGradientEstimate() && resume.serverEstimate() == null) {
+        throw new IllegalArgumentException("--resume: the checkpoint holds no server gradient estimate for "
+            + "--uplink-feedback " + plan.uplink().feedback().cliName());
       }
       iteration = resume.iteration();
       counters = resume.counters();
@@ -190,7 +191,7 @@ public final class Trainer<S> {
     if (captured) {
       captureVectors(t, (float) lr, reports);
     }
-    Double gap = problem.optimalityGap(master);
+    Double gap = problem.optimalityGap(this.server.centralModel(master));
     ServerAggregator.Round server = this.server.aggregate(reports, plan.xi() ? plan.uplink().targetK() : null,
         (float) lr);
     SparseUpdates.apply(master, server.update());
@@ -269,7 +270,7 @@ public final class Trainer<S> {
   private EpochRecord endEpoch(int t, boolean complete, boolean last, Progress progress) {
     int epochNumber = t / plan.roundsPerEpoch() + 1;
     boolean evaluate = last || epochNumber % plan.evalEvery() == 0;
-    Evaluation evaluation = evaluate ? problem.evaluate(master) : null;
+    Evaluation evaluation = evaluate ? problem.evaluate(server.centralModel(master)) : null;
     progress.lastTrainLoss = epochLossSum / epochRounds;
     if (evaluation != null) {
       progress.lastEvaluation = evaluation;
@@ -283,7 +284,7 @@ public final class Trainer<S> {
   }
 
   private RunSummary summary(Progress progress, double seconds) {
-    Double finalGap = problem.optimalityGap(master);
+    Double finalGap = problem.optimalityGap(server.centralModel(master));
     double[] sorted = Arrays.copyOf(progress.iterationMs, progress.roundsRun);
     Arrays.sort(sorted);
     double median = sorted.length == 0 ? 0 : sorted[sorted.length / 2];
@@ -348,6 +349,12 @@ public final class Trainer<S> {
     @Override
     public float[] masterParameters() {
       return master.clone();
+    }
+
+    @Override
+    public float[] modelParameters() {
+      float[] model = server.centralModel(master);
+      return model == master ? master.clone() : model;
     }
 
     @Override

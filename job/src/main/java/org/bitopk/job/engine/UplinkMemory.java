@@ -7,7 +7,7 @@ import org.bitopk.compression.SparseVector;
 
 /**
  * A worker's memory vector and the compression step that uses it: a residual e_i (EF14, or none) or a gradient
- * estimate g_i (EF21). The state before the last step is kept until the next one, so a retried round can roll back
+ * estimate g_i (EF21, Artemis). The state before the last step is kept until the next one, so a retried round can roll back
  * (see {@link WorkerState}).
  */
 interface UplinkMemory {
@@ -33,16 +33,18 @@ interface UplinkMemory {
   float[] memory();
 
   /** The memory of a fresh worker, or of one restored from a checkpoint ({@code saved} null: fresh). */
-  static UplinkMemory create(UplinkFeedback feedback, int dimension, float[] saved) {
-    switch (feedback) {
+  static UplinkMemory create(UplinkSettings uplink, int dimension, float[] saved) {
+    switch (uplink.feedback()) {
       case EF14:
         return new Residual(saved != null ? ErrorFeedback.restore(saved) : ErrorFeedback.enabled(dimension));
       case NONE:
         return new Residual(ErrorFeedback.disabled(dimension));
       case EF21:
-        return saved != null ? GradientEstimate.restore(saved) : GradientEstimate.fresh(dimension);
+      case ARTEMIS:
+        return saved != null ? GradientEstimate.restore(saved, uplink.memoryRate())
+            : GradientEstimate.fresh(dimension, uplink.memoryRate());
       default:
-        throw new IllegalArgumentException("unknown uplink feedback " + feedback);
+        throw new IllegalArgumentException("unknown uplink feedback " + uplink.feedback());
     }
   }
 

@@ -10,8 +10,12 @@ import org.bitopk.compression.CompressorSpec;
  * lr), and worker-side momentum.
  */
 public record UplinkSettings(CompressorSpec compressor, int targetK, UplinkFeedback feedback, float momentum,
-    long seed) implements Serializable {
+    long seed, float memoryRate) implements Serializable {
 
+  /**
+   * @param memoryRate α_up, how far a worker's gradient estimate moves towards what it sent ({@link UplinkFeedback#ARTEMIS});
+   *     1 for the other feedbacks
+   */
   public UplinkSettings {
     Objects.requireNonNull(feedback, "feedback");
     if (targetK < 1) {
@@ -20,9 +24,22 @@ public record UplinkSettings(CompressorSpec compressor, int targetK, UplinkFeedb
     if (!(momentum >= 0f && momentum < 1f)) {
       throw new IllegalArgumentException("momentum must be in [0, 1), got " + momentum);
     }
-    if (feedback == UplinkFeedback.EF21 && momentum != 0f) {
-      throw new IllegalArgumentException("EF21 keeps a gradient estimate, not a momentum: momentum must be 0");
+    if (feedback.keepsGradientEstimate() && momentum != 0f) {
+      throw new IllegalArgumentException(feedback.cliName() + " keeps a gradient estimate, not a momentum: "
+          + "momentum must be 0");
     }
+    if (!(memoryRate > 0f && memoryRate <= 1f)) {
+      throw new IllegalArgumentException("uplink memory rate must be in (0, 1], got " + memoryRate);
+    }
+    if (feedback != UplinkFeedback.ARTEMIS && memoryRate != 1f) {
+      throw new IllegalArgumentException("an uplink memory rate applies to artemis only, got " + memoryRate
+          + " with " + feedback.cliName());
+    }
+  }
+
+  /** Any feedback but Artemis (memory rate 1). */
+  public UplinkSettings(CompressorSpec compressor, int targetK, UplinkFeedback feedback, float momentum, long seed) {
+    this(compressor, targetK, feedback, momentum, seed, 1f);
   }
 
   /** Classic error feedback ({@code errorFeedback}) or plain compression. */

@@ -45,7 +45,7 @@ final class WorkerState {
   /** A worker's state before round {@code firstRound}: zero residual, zero momentum, compressor from its seed. */
   static WorkerState fresh(UplinkSettings uplink, int workerId, int dimension, int firstRound) {
     return new WorkerState(
-        UplinkMemory.create(uplink.feedback(), dimension, null),
+        UplinkMemory.create(uplink, dimension, null),
         compressor(uplink, workerId),
         uplink.momentum() > 0f ? new float[dimension] : null, firstRound - 1);
   }
@@ -56,7 +56,7 @@ final class WorkerState {
    */
   static WorkerState restored(UplinkSettings uplink, int workerId, int dimension, int firstRound, float[] residual,
       float[] velocity, byte[] compressorState) {
-    UplinkMemory feedback = UplinkMemory.create(uplink.feedback(), dimension,
+    UplinkMemory feedback = UplinkMemory.create(uplink, dimension,
         uplink.errorFeedback() ? residual : null);
     float[] v = uplink.momentum() > 0f ? (velocity != null ? velocity.clone() : new float[dimension]) : null;
     Compressor compressor = compressor(uplink, workerId);
