@@ -40,7 +40,15 @@ enum Claim {
       "This project's goals on the Fashion-MNIST MLP: reach the target accuracy in at most 0.1× the time of "
           + "DL4J's best distributed training master, with at least 50× fewer bytes, and within 1.5× of a "
           + "single-JVM DL4J fit.",
-      List.of());
+      List.of()),
+  SCHEMES("Other bidirectional schemes side by side",
+      "Each scheme's authors: EF21 (Richtárik, Sokolov, Fatkhullin, NeurIPS 2021) replaces error feedback by "
+          + "gradient estimates and needs no bounded-gradient assumption; EF21-P / EF21-BC (Gruntkowska, Tyurin, "
+          + "Richtárik, ICML 2023) compresses the model on the downlink; MCM (Philippenko & Dieuleveut, NeurIPS 2021) "
+          + "keeps the central model uncompressed and claims the convergence of unidirectional compression with "
+          + "both directions compressed. No paper reports these on the thesis' setting; the question is Zou's: does "
+          + "compressing the downlink cost accuracy, and which memory mechanism costs least.",
+      List.of("schemes-fmnist-mlp"));
 
   /** Where the shipped grid files are, relative to the repository's top level. */
   static final String SHIPPED_GRIDS = "job/experiments";

@@ -102,6 +102,7 @@ final class ReproductionDocument {
         case DOWNLINK_RATIO -> DownlinkRatioTable.markdown(e);
         case COMPRESSORS -> CompressorTable.markdown(e);
         case COUNTEREXAMPLE -> CounterexampleTable.markdown(e);
+        case SCHEMES -> SchemesTable.markdown(e);
         default -> RunsTable.markdown(e);
       });
     }

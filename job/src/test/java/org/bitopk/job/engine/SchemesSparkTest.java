@@ -359,111 +359,20 @@ class SchemesSparkTest {
     Double rate = biased ? 0.5 : null;   // TopK has no ω: the rates are given
     Outcome run = run(Mode.BIDIRECTIONAL, UplinkFeedback.ARTEMIS, DownlinkScheme.MCM, uplink, downlink, rate, rate,
         lr, rounds, seed, null, List.of());
-    float[] w = initial(seed);
-    int d = w.length;
-    int p = CounterexampleProblem.CENTERS.length;
-    CompressorSpec upSpec = CompressorSpec.parse(uplink);
-    CompressorSpec downSpec = CompressorSpec.parse(downlink);
+    float[] x0 = initial(seed);
+    int d = x0.length;
     int k = 1;   // density 0.01 of d = 100
-    float alphaUp = biased ? 0.5f : (float) (1.0 / (2.0 * (RunPlans.omega(upSpec, d, k) + 1.0)));
-    float alphaDown = biased ? 0.5f : (float) (1.0 / (2.0 * (RunPlans.omega(downSpec, d, k) + 1.0)));
-    Compressor[] up = new Compressor[p];
-    for (int i = 0; i < p; i++) {
-      up[i] = upSpec.create(RandomStreams.worker(seed, i));
-    }
-    Compressor down = downSpec.create(RandomStreams.server(seed));
-    float[][] h = new float[p][];
-    float[] hMean = new float[d];
-    boolean started = false;
-    float[] r = new float[d];        // x − ŵ
-    SparseVector previous = null;    // Ω of the last round
-    for (int t = 0; t < rounds; t++) {
-      float[] x = new float[d];
-      for (int j = 0; j < d; j++) {
-        x[j] = w[j] + r[j];
-      }
-      double gap = CounterexampleProblem.objective(x) - CounterexampleProblem.optimum();
-      assertEquals(gap, run.recorder.iterations.get(t).optimalityGap(), 0.0, "round " + t);
-      // workers at ŵ: h_i⁰ = ∇f_i sent whole; then send C(∇f_i − h_i), h_i ← h_i + α_up·C(∇f_i − h_i)
-      float[] sum = new float[d];
-      boolean[] touched = new boolean[d];
-      for (int i = 0; i < p; i++) {
-        float[] grad = gradient(w, CounterexampleProblem.CENTERS[i]);
-        if (h[i] == null) {
-          h[i] = grad.clone();
-          for (int j = 0; j < d; j++) {
-            sum[j] += grad[j];
-            touched[j] = true;
-          }
-          continue;
-        }
-        float[] c = new float[d];
-        for (int j = 0; j < d; j++) {
-          c[j] = grad[j] - h[i][j];
-        }
-        SparseVector sent = up[i].message(c, k);
-        for (int n = 0; n < sent.nnz(); n++) {
-          int j = sent.index(n);
-          h[i][j] = h[i][j] + alphaUp * sent.value(n);
-          sum[j] += sent.value(n);
-          touched[j] = true;
-        }
-      }
-      // server: g = h + mean C(·), step lr·g, h ← h + α_up·mean C(·) (round 0: h = mean ∇f_i)
-      float[] step = new float[d];
-      for (int j = 0; j < d; j++) {
-        float a = touched[j] ? sum[j] / p : 0f;
-        if (!started) {
-          if (touched[j]) {
-            hMean[j] = hMean[j] + a;
-          }
-          step[j] = lr * hMean[j];
-        } else {
-          step[j] = touched[j] ? lr * (hMean[j] + a) : lr * hMean[j];
-          if (touched[j]) {
-            hMean[j] = hMean[j] + alphaUp * a;
-          }
-        }
-      }
-      started = true;
-      // MCM downlink with q = (1 − α_dwn)·Ω_prev: c = r − (step − q) = x' − H, Ω = C(c), r ← c − Ω, ŵ ← ŵ − (q − Ω)
-      float[] input = step.clone();
-      float[] q = new float[d];
-      if (previous != null) {
-        for (int n = 0; n < previous.nnz(); n++) {
-          q[previous.index(n)] = (1f - alphaDown) * previous.value(n);
-          input[previous.index(n)] = input[previous.index(n)] - q[previous.index(n)];
-        }
-      }
-      float[] c = new float[d];
-      for (int j = 0; j < d; j++) {
-        c[j] = r[j] + -1f * input[j];
-      }
-      SparseVector omega = down.message(c, k);
-      System.arraycopy(c, 0, r, 0, d);
-      float[] omegaDense = omega.toDense();
-      for (int n = 0; n < omega.nnz(); n++) {
-        r[omega.index(n)] = c[omega.index(n)] - omega.value(n);
-      }
-      for (int j = 0; j < d; j++) {
-        boolean inQ = previous != null && q[j] != 0f;
-        boolean inOmega = omegaDense[j] != 0f;
-        if (inQ && inOmega) {
-          w[j] = w[j] - (q[j] - omegaDense[j]);
-        } else if (inOmega) {
-          w[j] = w[j] - -omegaDense[j];
-        } else if (inQ) {
-          w[j] = w[j] - q[j];
-        }
-      }
-      previous = omega;
-    }
-    assertArrayEquals(w, run.master, "the workers' model");
-    float[] x = new float[d];
-    for (int j = 0; j < d; j++) {
-      x[j] = w[j] + r[j];
-    }
-    assertArrayEquals(x, run.model, "the central model");
+    float alphaUp = biased ? 0.5f : (float) (1.0 / (2.0 * (RunPlans.omega(CompressorSpec.parse(uplink), d, k) + 1.0)));
+    float alphaDown = biased ? 0.5f
+        : (float) (1.0 / (2.0 * (RunPlans.omega(CompressorSpec.parse(downlink), d, k) + 1.0)));
+    SchemeReference.Result result = SchemeReference.run(x0, CounterexampleProblem.CENTERS.length, rounds,
+        (worker, round, w) -> gradient(w, CounterexampleProblem.CENTERS[worker]), uplink, downlink, k, k, alphaUp,
+        alphaDown, lr, seed, (t, w, x) -> {
+          double gap = CounterexampleProblem.objective(x) - CounterexampleProblem.optimum();
+          assertEquals(gap, run.recorder.iterations.get(t).optimalityGap(), 0.0, "round " + t);
+        });
+    assertArrayEquals(result.workersModel(), run.master, "the workers' model");
+    assertArrayEquals(result.centralModel(), run.model, "the central model");
   }
 
   /**

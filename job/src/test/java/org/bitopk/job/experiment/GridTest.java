@@ -230,12 +230,15 @@ class GridTest {
     assertTrue(err.toString().contains("is not an experiment directory (no grid.json)"), err.toString());
   }
 
-  /** The schemes grid: every (uplink feedback, downlink scheme) pair at three learning rates, the thesis' setting. */
+  /**
+   * The schemes grid: every (uplink feedback, downlink scheme) pair of EF14/EF21 × server EF/EF21-P, and MCM, at
+   * three learning rates, the thesis' setting.
+   */
   @Test
   void schemesGridCoversEverySchemePairAtThreeLearningRates() {
     Grid g = shipped("schemes-fmnist-mlp");
     assertNotNull(g.expectedRuntime());
-    assertEquals(12, g.points().size());
+    assertEquals(15, g.points().size());
     Set<String> pairs = new HashSet<>();
     for (GridPoint p : g.points()) {
       TrainingConfig c = config(p);
@@ -247,7 +250,8 @@ class GridTest {
       assertEquals(0.001, c.densityDown());
       pairs.add(c.uplinkFeedback().cliName() + "/" + c.downlinkScheme().cliName() + "/" + c.learningRate());
     }
-    assertEquals(12, pairs.size(), pairs.toString());
-    assertTrue(pairs.contains("ef21/ef21-p/0.08") && pairs.contains("ef14/ef/0.04"), pairs.toString());
+    assertEquals(15, pairs.size(), pairs.toString());
+    assertTrue(pairs.contains("ef21/ef21-p/0.08") && pairs.contains("ef14/ef/0.04")
+        && pairs.contains("artemis/mcm/0.16"), pairs.toString());
   }
 }

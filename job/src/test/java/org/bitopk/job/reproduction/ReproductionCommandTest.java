@@ -281,6 +281,62 @@ class ReproductionCommandTest {
     assertTrue(row(md, "| Downlink saving").contains("--grid job/experiments/downlink-ratio.json"), md);
   }
 
+  /**
+   * The schemes grid's table: per scheme its best learning rate's run, the memory it keeps, and bytes per round
+   * recomputed here from the run's iteration lines; every run listed below it.
+   */
+  @Test
+  void theSchemesTableGivesEachSchemesBestRunWithItsMemoryAndBytesPerRound() throws IOException {
+    Path grid = tmp.resolve("schemes.json");
+    Files.writeString(grid, "{\"name\": \"schemes-fmnist-mlp\", \"base\": {" + BASE + ", \"mode\": "
+        + "\"bidirectional\", \"workers\": 4, \"dataset\": \"synthetic:n=400,test=100,shape=1x28x28,classes=10\"},"
+        + " \"points\": [{\"uplink-feedback\": \"ef14\", \"downlink-scheme\": \"ef\", \"lr\": 0.04},"
+        + " {\"uplink-feedback\": \"ef14\", \"downlink-scheme\": \"ef\", \"lr\": 0.3},"
+        + " {\"uplink-feedback\": \"ef21\", \"downlink-scheme\": \"ef21-p\", \"lr\": 0.08},"
+        + " {\"uplink-feedback\": \"artemis\", \"downlink-scheme\": \"mcm\", \"lr\": 0.08,"
+        + " \"up-memory-rate\": 0.5, \"down-memory-rate\": 0.5}]}");
+    Path schemes = tmp.resolve("runs/schemes");
+    Outcome run = main("experiment", "--grid", grid.toString(), "--out", schemes.toString(), "--quiet");
+    assertEquals(0, run.code(), run.err());
+    Path top = repository("schemes");
+    Outcome o = main(generate(top, schemes));
+    assertEquals(0, o.code(), o.err());
+    String md = Files.readString(top.resolve("REPRODUCTION.md"));
+    assertTrue(md.contains("## Other bidirectional schemes side by side (grid `schemes-fmnist-mlp`)"), md);
+    String[] names = {"uplink-feedback-ef14_downlink-scheme-ef_lr-0.04", "uplink-feedback-ef14_downlink-scheme-ef_lr-0.3"};
+    double[] accuracy = new double[2];
+    for (int i = 0; i < 2; i++) {
+      List<JsonNode> epochs = lines(schemes.resolve(names[i] + "/metrics/epochs.jsonl"));
+      accuracy[i] = epochs.get(epochs.size() - 1).get("test_accuracy").asDouble();
+    }
+    String bestEf = accuracy[1] > accuracy[0] ? names[1] : names[0];
+    String mcmName = "uplink-feedback-artemis_downlink-scheme-mcm_lr-0.08_up-memory-rate-0.5_down-memory-rate-0.5";
+    for (String[] scheme : new String[][] {{"| EF14 + server EF", bestEf, "| d (e_i) | d (e_s) |"},
+        {"| MCM (Artemis memory", mcmName, "| d (h_i) | 2d + k (h, r = x − ŵ, Ω_prev) |"}}) {
+      List<JsonNode> its = lines(schemes.resolve(scheme[1] + "/metrics/iterations.jsonl"));
+      List<JsonNode> epochs = lines(schemes.resolve(scheme[1] + "/metrics/epochs.jsonl"));
+      double up = 0;
+      double down = 0;
+      double delivered = 0;
+      for (JsonNode it : its) {
+        up += it.get("up_bytes").asDouble();
+        down += it.get("down_bytes").asDouble();
+        delivered += it.get("down_bytes_delivered").asDouble();
+      }
+      int n = its.size();
+      String cells = String.format(Locale.ROOT, "| %.2f | %.2f | %.2f |", up / 1024 / n, down / 1024 / n,
+          delivered / 1024 / n);
+      String line = row(md, scheme[0]);
+      assertTrue(line.contains(scheme[2]), line);
+      assertTrue(line.contains(String.format(Locale.ROOT, "| %.2f |",
+          100 * epochs.get(epochs.size() - 1).get("test_accuracy").asDouble())), line);
+      assertTrue(line.endsWith(cells), line + " should end with " + cells);
+    }
+    // MCM's broadcast carries q = (1 − α)·Ω_prev next to Ω: more than the EF21-P run's one-copy bytes
+    assertTrue(row(md, "| " + mcmName + " |").contains("`artemis/mcm`"), md);
+    assertTrue(row(md, "| uplink-feedback-ef21_downlink-scheme-ef21-p_lr-0.08 |").contains("`ef21/ef21-p`"), md);
+  }
+
   @Test
   void anUnfinishedRunIsRefusedInOneLineNamingIt() throws IOException {
     Path copy = copy(thesis, "unfinished");
