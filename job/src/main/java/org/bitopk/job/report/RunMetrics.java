@@ -206,7 +206,10 @@ public final class RunMetrics {
     return up;
   }
 
-  /** The label a comparison uses for this run: mode, compressor (unless dense) and worker count. */
+  /**
+   * The label a comparison uses for this run: mode, compressor (unless dense), the schemes when either is not the
+   * default ({@code ef21/ef21-p}, {@code artemis/mcm}), and worker count.
+   */
   public String label() {
     StringBuilder b = new StringBuilder();
     String mode = mode();
@@ -214,6 +217,14 @@ public final class RunMetrics {
     String compressor = compressor();
     if (!compressor.isEmpty() && !"none".equals(compressor) && !"dense".equals(mode)) {
       b.append(' ').append(compressor);
+    }
+    String feedback = configText("uplink-feedback");
+    String scheme = configText("downlink-scheme");
+    boolean defaultFeedback = feedback.isEmpty() || feedback.equals("ef14");
+    boolean defaultScheme = scheme.isEmpty() || scheme.equals("ef") || scheme.equals("average");
+    if (!defaultFeedback || !defaultScheme) {
+      b.append(' ').append(defaultFeedback ? "ef14" : feedback).append('/')
+          .append(scheme.isEmpty() ? "ef" : scheme);
     }
     int workers = workers();
     if (workers > 0) {

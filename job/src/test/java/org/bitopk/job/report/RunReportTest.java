@@ -74,6 +74,17 @@ class RunReportTest {
     config.put("downlink", "gaussiank");
     RunMetrics mixed = RunMetrics.of("mixed", config, run.iterations(), run.epochs());
     assertEquals("bidirectional topk/gaussiank P=4", mixed.label());
+    config.put("uplink-feedback", "artemis");
+    config.put("downlink-scheme", "mcm");
+    assertEquals("bidirectional topk/gaussiank artemis/mcm P=4", RunMetrics.of("mcm", config, run.iterations(),
+        run.epochs()).label());
+    config.put("uplink-feedback", "ef14");
+    config.put("downlink-scheme", "ef21-p");
+    assertEquals("bidirectional topk/gaussiank ef14/ef21-p P=4", RunMetrics.of("p", config, run.iterations(),
+        run.epochs()).label());
+    config.put("downlink-scheme", "ef");
+    assertEquals("bidirectional topk/gaussiank P=4", RunMetrics.of("ef", config, run.iterations(),
+        run.epochs()).label());
     // xi is written on even iterations only: absent lines read as NaN
     double[] xi = run.iterations().column("xi");
     assertTrue(Double.isNaN(xi[0]));
