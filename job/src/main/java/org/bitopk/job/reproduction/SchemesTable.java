@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The schemes grid: per (uplink feedback, downlink scheme) pair, the run with the best final accuracy among the
- * grid's learning rates, with what the scheme keeps in memory on each worker and on the server and the bytes it
- * moves per round; then every run. Memory is counted in floats beyond the model replica everyone holds (d = the
+ * The schemes grid: per (uplink feedback, downlink scheme) pair (and compressors, when not TopK both ways), the run
+ * with the best final accuracy among the grid's learning rates, with what the scheme keeps in memory on each worker
+ * and on the server and the bytes it moves per round; then every run. Memory is counted in floats beyond the model replica everyone holds (d = the
  * model's dimension, k = the downlink's k).
  */
 final class SchemesTable {
@@ -47,8 +47,10 @@ final class SchemesTable {
           best = r;
         }
       }
-      String[] d = describe(s.getKey());
-      b.append("| ").append(d[0]).append(" | `").append(s.getKey()).append("` | ").append(d[1]).append(" | ")
+      String pair = s.getKey().split(" ")[0];
+      String[] d = describe(pair);
+      String compressors = s.getKey().contains(" ") ? ", " + s.getKey().substring(pair.length() + 1) : "";
+      b.append("| ").append(d[0]).append(compressors).append(" | `").append(s.getKey()).append("` | ").append(d[1]).append(" | ")
           .append(d[2]).append(" | ").append(Numbers.plain(best.lr())).append(" | ")
           .append(Numbers.percent(best.finalAccuracy())).append(" | ").append(Numbers.percent(best.bestAccuracy()))
           .append(" | ").append(perRound(best.upBytes(), best)).append(" | ").append(perRound(best.downBytes(), best))
@@ -65,8 +67,13 @@ final class SchemesTable {
     return b.append('\n').toString();
   }
 
+  /** "uplink-feedback/downlink-scheme", followed by " uplink/downlink" when the compressors are not TopK both ways. */
   private static String pair(RunFigures r) {
-    return r.setting("uplink-feedback", "ef14") + "/" + r.setting("downlink-scheme", "ef");
+    String up = r.setting("uplink", "topk");
+    String down = r.setting("downlink", "topk");
+    boolean topk = up.startsWith("topk") && down.startsWith("topk");
+    return r.setting("uplink-feedback", "ef14") + "/" + r.setting("downlink-scheme", "ef")
+        + (topk ? "" : " " + up + "/" + down);
   }
 
   private static String perRound(long bytes, RunFigures r) {

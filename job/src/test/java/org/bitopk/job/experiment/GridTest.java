@@ -232,13 +232,13 @@ class GridTest {
 
   /**
    * The schemes grid: every (uplink feedback, downlink scheme) pair of EF14/EF21 × server EF/EF21-P, and MCM, at
-   * three learning rates, the thesis' setting.
+   * three learning rates, the thesis' setting; plus MCM with natural compression both ways.
    */
   @Test
   void schemesGridCoversEverySchemePairAtThreeLearningRates() {
     Grid g = shipped("schemes-fmnist-mlp");
     assertNotNull(g.expectedRuntime());
-    assertEquals(15, g.points().size());
+    assertEquals(16, g.points().size());
     Set<String> pairs = new HashSet<>();
     for (GridPoint p : g.points()) {
       TrainingConfig c = config(p);
@@ -248,9 +248,11 @@ class GridTest {
       assertEquals(10, c.epochs());
       assertEquals(0.001, c.densityUp());
       assertEquals(0.001, c.densityDown());
-      pairs.add(c.uplinkFeedback().cliName() + "/" + c.downlinkScheme().cliName() + "/" + c.learningRate());
+      pairs.add(c.uplinkFeedback().cliName() + "/" + c.downlinkScheme().cliName() + "/" + c.learningRate()
+          + (c.uplink().toString().equals("topk") ? "" : "/" + c.uplink()));
     }
-    assertEquals(15, pairs.size(), pairs.toString());
+    assertEquals(16, pairs.size(), pairs.toString());
+    assertTrue(pairs.contains("artemis/mcm/0.08/natural"), pairs.toString());
     assertTrue(pairs.contains("ef21/ef21-p/0.08") && pairs.contains("ef14/ef/0.04")
         && pairs.contains("artemis/mcm/0.16"), pairs.toString());
   }

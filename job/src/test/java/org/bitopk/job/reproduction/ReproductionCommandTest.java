@@ -294,7 +294,9 @@ class ReproductionCommandTest {
         + " {\"uplink-feedback\": \"ef14\", \"downlink-scheme\": \"ef\", \"lr\": 0.3},"
         + " {\"uplink-feedback\": \"ef21\", \"downlink-scheme\": \"ef21-p\", \"lr\": 0.08},"
         + " {\"uplink-feedback\": \"artemis\", \"downlink-scheme\": \"mcm\", \"lr\": 0.08,"
-        + " \"up-memory-rate\": 0.5, \"down-memory-rate\": 0.5}]}");
+        + " \"up-memory-rate\": 0.5, \"down-memory-rate\": 0.5},"
+        + " {\"uplink-feedback\": \"artemis\", \"downlink-scheme\": \"mcm\", \"lr\": 0.08, \"uplink\": \"natural\","
+        + " \"downlink\": \"natural\"}]}");
     Path schemes = tmp.resolve("runs/schemes");
     Outcome run = main("experiment", "--grid", grid.toString(), "--out", schemes.toString(), "--quiet");
     assertEquals(0, run.code(), run.err());
@@ -312,7 +314,7 @@ class ReproductionCommandTest {
     String bestEf = accuracy[1] > accuracy[0] ? names[1] : names[0];
     String mcmName = "uplink-feedback-artemis_downlink-scheme-mcm_lr-0.08_up-memory-rate-0.5_down-memory-rate-0.5";
     for (String[] scheme : new String[][] {{"| EF14 + server EF", bestEf, "| d (e_i) | d (e_s) |"},
-        {"| MCM (Artemis memory", mcmName, "| d (h_i) | 2d + k (h, r = x − ŵ, Ω_prev) |"}}) {
+        {"| MCM (Artemis memory + preserved central model) |", mcmName, "| d (h_i) | 2d + k (h, r = x − ŵ, Ω_prev) |"}}) {
       List<JsonNode> its = lines(schemes.resolve(scheme[1] + "/metrics/iterations.jsonl"));
       List<JsonNode> epochs = lines(schemes.resolve(scheme[1] + "/metrics/epochs.jsonl"));
       double up = 0;
@@ -334,6 +336,9 @@ class ReproductionCommandTest {
     }
     // MCM's broadcast carries q = (1 − α)·Ω_prev next to Ω: more than the EF21-P run's one-copy bytes
     assertTrue(row(md, "| " + mcmName + " |").contains("`artemis/mcm`"), md);
+    // MCM with natural compression is a scheme row of its own, not the TopK MCM run's
+    assertTrue(row(md, "| MCM (Artemis memory + preserved central model), natural/natural |")
+        .contains("`artemis/mcm natural/natural`"), md);
     assertTrue(row(md, "| uplink-feedback-ef21_downlink-scheme-ef21-p_lr-0.08 |").contains("`ef21/ef21-p`"), md);
   }
 
