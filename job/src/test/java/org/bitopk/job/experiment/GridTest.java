@@ -253,7 +253,7 @@ class GridTest {
     }
     assertEquals(16, pairs.size(), pairs.toString());
     assertTrue(pairs.contains("artemis/mcm/0.08/natural"), pairs.toString());
-    assertTrue(pairs.contains("ef21/ef21-p/0.08") && pairs.contains("ef14/ef/0.04")
-        && pairs.contains("artemis/mcm/0.16"), pairs.toString());
+    assertTrue(pairs.contains("ef21/ef21-p/0.003") && pairs.contains("ef14/ef/0.04")
+        && pairs.contains("artemis/mcm/0.01") && pairs.contains("ef21/ef/0.001"), pairs.toString());
   }
 }
