@@ -59,6 +59,12 @@ public final class ReproductionCommand implements Callable<Integer> {
           + "(default: job/experiments next to FILE, else job/experiments in the working directory).")
   String grids;
 
+  @Option(names = "--update",
+      description = "Merge into the existing FILE instead of replacing it: the sections of the outputs given here "
+          + "replace those of the same claim or are added; the others are kept as they are (their outputs may be "
+          + "on another machine); the header's command lists the old inputs and these.")
+  boolean update;
+
   @Override
   public Integer call() {
     if (experiments.isEmpty() && evaluation == null && timeToAccuracy == null) {
@@ -85,6 +91,18 @@ public final class ReproductionCommand implements Callable<Integer> {
         TimeToAccuracySection.CSV, TimeToAccuracySection.COLUMNS, TimeToAccuracySection.PNG, conf);
     String text = new ReproductionDocument(regenerateCommand(), file, imageDir, gridDir, conf)
         .render(evidence, eval, tta);
+    if (update) {
+      if (!Files.isRegularFile(file)) {
+        throw new BadInputException("--update: " + out + " does not exist; leave --update out to write it");
+      }
+      try {
+        text = DocumentUpdate.merge(Files.readString(file, StandardCharsets.UTF_8), text, regenerateCommand());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + out + ": " + e.getMessage(), e);
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException("--update: " + out + " " + e.getMessage());
+      }
+    }
     try {
       java.nio.file.Path tmp = Files.createTempFile(top, "." + file.getFileName(), ".tmp");
       Files.writeString(tmp, text, StandardCharsets.UTF_8);

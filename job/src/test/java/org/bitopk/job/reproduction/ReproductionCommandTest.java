@@ -285,6 +285,71 @@ class ReproductionCommandTest {
    * The schemes grid's table: per scheme its best learning rate's run, the memory it keeps, and bytes per round
    * recomputed here from the run's iteration lines; every run listed below it.
    */
+  private static Path schemes;
+
+  /** The miniature schemes experiment, run once for the tests that need it. */
+  private static synchronized Path schemesExperiment(Path grid) {
+    if (schemes == null) {
+      Path dir = tmp.resolve("runs/schemes");
+      Outcome run = main("experiment", "--grid", grid.toString(), "--out", dir.toString(), "--quiet");
+      assertEquals(0, run.code(), run.err());
+      schemes = dir;
+    }
+    return schemes;
+  }
+
+  /**
+   * {@code --update} adds the schemes section to a document generated earlier from other outputs: the old sections
+   * stay as they were, the new one goes in claim order, "Not reproduced here" drops the claim, and the header's
+   * command, which now lists every input, regenerates the very same document.
+   */
+  @Test
+  void updateMergesNewSectionsIntoAnExistingDocument() throws IOException {
+    Path top = repository("update");
+    Outcome first = main(generate(top, thesis, downlink));
+    assertEquals(0, first.code(), first.err());
+    Path file = top.resolve("REPRODUCTION.md");
+    String before = Files.readString(file);
+    assertTrue(row(before, "| Other bidirectional schemes").contains("schemes-fmnist-mlp.json"), before);
+    theSchemesTableGivesEachSchemesBestRunWithItsMemoryAndBytesPerRound();   // makes the schemes experiment
+    Outcome update = main("reproduction", "--experiments", schemes.toString(), "--out", file.toString(), "--update",
+        "--grids", Path.of("experiments").toAbsolutePath().toString());
+    assertEquals(0, update.code(), update.err());
+    String after = Files.readString(file);
+    for (String heading : new String[] {"## Equal accuracy, Fashion-MNIST MLP", "## Downlink saving",
+        "## Compressors on real gradients", "## Time to accuracy against DL4J"}) {
+      assertTrue(section(after, heading).equals(section(before, heading)), heading + " kept verbatim");
+    }
+    int schemesAt = after.indexOf("## Other bidirectional schemes side by side (grid `schemes-fmnist-mlp`)");
+    assertTrue(schemesAt > after.indexOf("## Time to accuracy against DL4J"), after);
+    assertTrue(schemesAt < after.indexOf("## Not reproduced here"), after);
+    assertFalse(after.contains("| Other bidirectional schemes side by side |"), "covered now: " + after);
+    assertTrue(row(after, "| Uplink compressors").contains("compressors.json"), after);
+    String command = after.lines().filter(l -> l.startsWith("submit/run-local.sh reproduction")).findFirst()
+        .orElseThrow();
+    assertTrue(command.contains("--experiments " + thesis + "," + downlink + "," + schemes), command);
+    assertTrue(command.contains("--evaluation " + evaluation) && command.contains("--time-to-accuracy "
+        + timeToAccuracy) && !command.contains("--update"), command);
+    // the header's command regenerates the merged document from scratch
+    Outcome again = main(command.substring("submit/run-local.sh ".length()).split(" "));
+    assertEquals(0, again.code(), again.err());
+    assertEquals(after, Files.readString(file));
+    // a document this command did not write is refused in one line
+    Files.writeString(top.resolve("NOTES.md"), "# Notes\n");
+    Outcome refused = main("reproduction", "--experiments", schemes.toString(), "--out",
+        top.resolve("NOTES.md").toString(), "--update");
+    assertEquals(2, refused.code());
+    assertTrue(refused.err().startsWith("bitopk: --update: ") && refused.err().lines().count() == 1, refused.err());
+  }
+
+  /** The text of the section whose heading starts with {@code heading}, up to the next section. */
+  static String section(String md, String heading) {
+    int start = md.indexOf("\n" + heading);
+    assertTrue(start >= 0, heading + " in\n" + md);
+    int end = md.indexOf("\n## ", start + 1);
+    return md.substring(start, end < 0 ? md.length() : end);
+  }
+
   @Test
   void theSchemesTableGivesEachSchemesBestRunWithItsMemoryAndBytesPerRound() throws IOException {
     Path grid = tmp.resolve("schemes.json");
@@ -297,9 +362,7 @@ class ReproductionCommandTest {
         + " \"up-memory-rate\": 0.5, \"down-memory-rate\": 0.5},"
         + " {\"uplink-feedback\": \"artemis\", \"downlink-scheme\": \"mcm\", \"lr\": 0.08, \"uplink\": \"natural\","
         + " \"downlink\": \"natural\"}]}");
-    Path schemes = tmp.resolve("runs/schemes");
-    Outcome run = main("experiment", "--grid", grid.toString(), "--out", schemes.toString(), "--quiet");
-    assertEquals(0, run.code(), run.err());
+    Path schemes = schemesExperiment(grid);
     Path top = repository("schemes");
     Outcome o = main(generate(top, schemes));
     assertEquals(0, o.code(), o.err());
