@@ -178,47 +178,6 @@ class SchemesSparkTest {
   }
 
   /**
-   * EF21-P in the paper's literal form (exact x and w kept apart: x ← x − step, p = C(x − w), w ← w + p) agrees
-   * with the job's EF21-P (which keeps r = x − w) up to float rounding: same broadcast coordinates, gaps within
-   * 1e-4 relative.
-   */
-  @Test
-  void ef21pMatchesThePapersLiteralForm() {
-    float lr = 0.01f;
-    int rounds = 150;
-    long seed = 4;
-    Outcome run = run(Mode.BIDIRECTIONAL, UplinkFeedback.EF14, DownlinkScheme.EF21_P, "topk", "topk", lr, rounds,
-        seed, null, List.of());
-    float[] w = initial(seed);
-    float[] x = w.clone();
-    int d = w.length;
-    int p = CounterexampleProblem.CENTERS.length;
-    ErrorFeedback[] workers = new ErrorFeedback[p];
-    for (int i = 0; i < p; i++) {
-      workers[i] = ErrorFeedback.enabled(d);
-    }
-    Compressor topk = CompressorSpec.parse("topk").create(0);
-    for (int t = 0; t < rounds; t++) {
-      double gap = CounterexampleProblem.objective(w) - CounterexampleProblem.optimum();
-      double actual = run.recorder.iterations.get(t).optimalityGap();
-      assertEquals(gap, actual, 1e-4 * Math.abs(gap) + 1e-6, "round " + t);
-      float[] a = new float[d];
-      for (int i = 0; i < p; i++) {
-        workers[i].step(gradient(w, CounterexampleProblem.CENTERS[i]), lr, topk, 1).sent().addTo(a, 1f);
-      }
-      float[] diff = new float[d];
-      for (int j = 0; j < d; j++) {
-        x[j] = x[j] - a[j] / p;
-        diff[j] = x[j] - w[j];
-      }
-      SparseVector sent = SparseVector.gather(diff, topk.select(diff, 1));
-      for (int n = 0; n < sent.nnz(); n++) {
-        w[sent.index(n)] = w[sent.index(n)] + sent.value(n);
-      }
-    }
-  }
-
-  /**
    * For a compressor that selects by magnitude, C(−v) = −C(v) with the same random stream, so EF21-P's
    * p = C(x' − w), w ← w + p is server error feedback's w ← w − C(e_s + a) with e_s = w − x, bit for bit: same
    * gaps, bytes and final model (every replica's, checked each round), for TopK and for Random-k.
@@ -376,18 +335,19 @@ class SchemesSparkTest {
   }
 
   /**
-   * MCM in the paper's literal form (x, H and ŵ = H + Ω kept apart; {@code DownCompressModelUpdate}) agrees with the
-   * job's (r = x − ŵ and the last message) up to float rounding: gaps within 1e-4 relative over 100 rounds, with a
-   * deterministic compressor on both sides and α = 0.5 (EF14 uplink: the literal form concerns the downlink).
+   * EF21-P and MCM in the papers' literal form (exact x, the memory H and the workers' ŵ = H + Ω kept apart:
+   * x ← x − step, Ω = C(x − H), ŵ = H + Ω, H ← H + α·Ω; EF21-P is α = 1, where ŵ = H) agree with the job's (which
+   * keeps r = x − ŵ and, for MCM, the last message) up to float rounding: gaps within 1e-4 relative, of the workers'
+   * model for EF21-P and of the central model for MCM, as the job reports them. EF14 uplink: the literal form
+   * concerns the downlink.
    */
-  @Test
-  void mcmMatchesThePapersLiteralForm() {
+  @ParameterizedTest(name = "{0}, alpha {1}")
+  @CsvSource({"EF21_P, 1, 150", "MCM, 0.5, 100"})
+  void modelCompressionMatchesThePapersLiteralForm(DownlinkScheme scheme, float alpha, int rounds) {
     float lr = 0.01f;
-    int rounds = 100;
     long seed = 4;
-    float alpha = 0.5f;
-    Outcome run = run(Mode.BIDIRECTIONAL, UplinkFeedback.EF14, DownlinkScheme.MCM, "topk", "topk", null,
-        (double) alpha, lr, rounds, seed, null, List.of());
+    Outcome run = run(Mode.BIDIRECTIONAL, UplinkFeedback.EF14, scheme, "topk", "topk", null,
+        scheme == DownlinkScheme.MCM ? (double) alpha : null, lr, rounds, seed, null, List.of());
     float[] x = initial(seed);
     float[] memory = x.clone();   // H_0 = x_0
     float[] w = x.clone();        // ŵ_0 = x_0
@@ -399,7 +359,8 @@ class SchemesSparkTest {
     }
     Compressor topk = CompressorSpec.parse("topk").create(0);
     for (int t = 0; t < rounds; t++) {
-      double gap = CounterexampleProblem.objective(x) - CounterexampleProblem.optimum();
+      double gap = CounterexampleProblem.objective(scheme == DownlinkScheme.MCM ? x : w)
+          - CounterexampleProblem.optimum();
       double actual = run.recorder.iterations.get(t).optimalityGap();
       assertEquals(gap, actual, 1e-4 * Math.abs(gap) + 1e-6, "round " + t);
       float[] a = new float[d];
