@@ -183,12 +183,7 @@ public abstract sealed class DownlinkStrategy permits DownlinkStrategy.Compresse
         @Override
         public Sent send(float[] average, int[] union) {
           CompressionStep step = difference.step(average, -1f, c, targetK);
-          SparseVector p = step.sent();
-          float[] negated = p.values();
-          for (int i = 0; i < negated.length; i++) {
-            negated[i] = -negated[i];
-          }
-          return new Sent(SparseVector.of(p.dimension(), p.indices(), negated), step.targetK(), step.achievedK(),
+          return new Sent(negated(step.sent()), step.targetK(), step.achievedK(),
               ServerAggregator.ratio(step.residualNorm(), step.compensatedNorm()));
         }
 
@@ -248,11 +243,6 @@ public abstract sealed class DownlinkStrategy permits DownlinkStrategy.Compresse
     @Override
     public String describe() {
       return "mcm " + compressor + " (k = " + targetK + ", alpha_down = " + memoryRate + ")";
-    }
-
-    /** α_dwn. */
-    public float memoryRate() {
-      return memoryRate;
     }
 
     @Override

@@ -253,12 +253,17 @@ class SchemesSparkTest {
     assertTrue(endEf14 > 5, "classic EF's mean gap over the last half " + endEf14);
   }
 
-  /** A run resumed from round 25's state (server g and e_s or r, workers' g_i) continues bit for bit. */
+  /**
+   * A run resumed from round 25's state (server g or h and e_s, r or MCM's last message, workers' g_i or h_i, the
+   * compressors' streams) continues bit for bit.
+   */
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"EF21/EF", "EF21/EF21_P", "NONE/EF21_P", "EF14/EF21_P"})
+  @ValueSource(strings = {"EF21/EF/topk/topk", "EF21/EF21_P/topk/topk", "NONE/EF21_P/topk/topk",
+      "EF14/EF21_P/topk/topk", "ARTEMIS/MCM/natural/randomk:scaled"})
   void resumedRunContinuesBitForBit(String schemes) {
-    UplinkFeedback feedback = UplinkFeedback.valueOf(schemes.split("/")[0]);
-    DownlinkScheme scheme = DownlinkScheme.valueOf(schemes.split("/")[1]);
+    String[] parts = schemes.split("/");
+    UplinkFeedback feedback = UplinkFeedback.valueOf(parts[0]);
+    DownlinkScheme scheme = DownlinkScheme.valueOf(parts[1]);
     ResumePoint[] saved = new ResumePoint[1];
     RunListener checkpoint = new RunListener() {
       @Override
@@ -268,15 +273,20 @@ class SchemesSparkTest {
         }
       }
     };
-    Outcome full = run(Mode.BIDIRECTIONAL, feedback, scheme, "topk", "topk", 0.01, 50, 6, null, List.of(checkpoint));
-    assertEquals(feedback == UplinkFeedback.EF21, saved[0].serverEstimate() != null);
-    Outcome resumed = run(Mode.BIDIRECTIONAL, feedback, scheme, "topk", "topk", 0.01, 50, 6, saved[0], List.of());
+    Outcome full = run(Mode.BIDIRECTIONAL, feedback, scheme, parts[2], parts[3], null, null, 0.01, 50, 6, null,
+        List.of(checkpoint));
+    assertEquals(feedback.keepsGradientEstimate(), saved[0].serverEstimate() != null,
+        "the server's g or h is part of the checkpoint exactly when the uplink keeps one");
+    Outcome resumed = run(Mode.BIDIRECTIONAL, feedback, scheme, parts[2], parts[3], null, null, 0.01, 50, 6,
+        saved[0], List.of());
     for (int t = 25; t < 50; t++) {
       assertEquals(full.recorder.iterations.get(t).optimalityGap(),
           resumed.recorder.iterations.get(t - 25).optimalityGap(), 0.0, "round " + t);
+      assertEquals(full.recorder.iterations.get(t).downBytes(), resumed.recorder.iterations.get(t - 25).downBytes());
     }
     assertEquals(0, resumed.recorder.iterations.stream().mapToInt(IterationRecord::lostResiduals).sum());
     assertArrayEquals(full.master, resumed.master);
+    assertArrayEquals(full.model, resumed.model);
   }
 
   /**
@@ -379,33 +389,6 @@ class SchemesSparkTest {
         memory[omega.index(n)] = memory[omega.index(n)] + alpha * omega.value(n);
       }
     }
-  }
-
-  /** Checkpoint/resume of Artemis + MCM (h_i, h, r, the last message, the compressors' streams) is bit-exact. */
-  @Test
-  void artemisWithMcmResumesBitForBit() {
-    ResumePoint[] saved = new ResumePoint[1];
-    RunListener checkpoint = new RunListener() {
-      @Override
-      public void afterRound(DriverState state) {
-        if (state.iteration() == 25) {
-          saved[0] = state.resumePoint();
-        }
-      }
-    };
-    Outcome full = run(Mode.BIDIRECTIONAL, UplinkFeedback.ARTEMIS, DownlinkScheme.MCM, "natural", "randomk:scaled",
-        null, null, 0.01, 50, 6, null, List.of(checkpoint));
-    assertTrue(saved[0].serverEstimate() != null, "the server's h is part of the checkpoint");
-    Outcome resumed = run(Mode.BIDIRECTIONAL, UplinkFeedback.ARTEMIS, DownlinkScheme.MCM, "natural",
-        "randomk:scaled", null, null, 0.01, 50, 6, saved[0], List.of());
-    for (int t = 25; t < 50; t++) {
-      assertEquals(full.recorder.iterations.get(t).optimalityGap(),
-          resumed.recorder.iterations.get(t - 25).optimalityGap(), 0.0, "round " + t);
-      assertEquals(full.recorder.iterations.get(t).downBytes(), resumed.recorder.iterations.get(t - 25).downBytes());
-    }
-    assertEquals(0, resumed.recorder.iterations.stream().mapToInt(IterationRecord::lostResiduals).sum());
-    assertArrayEquals(full.master, resumed.master);
-    assertArrayEquals(full.model, resumed.model);
   }
 
   /**
