@@ -6,6 +6,7 @@ import org.bitopk.datasets.WorkerShard;
 import org.deeplearning4j.nn.api.Layer;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.api.buffer.DataBuffer;
+import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
@@ -38,7 +39,8 @@ final class NetworkObjective implements WorkerObjective<WorkerShard> {
 
   @Override
   public void load(float[] parameters) {
-    parameterView.data().setData(parameters);
+    // One bulk copy into native memory; DataBuffer#setData copies element by element through the indexer.
+    parameterView.data().asNioFloat().put(parameters);
   }
 
   @Override
@@ -54,25 +56,36 @@ final class NetworkObjective implements WorkerObjective<WorkerShard> {
     Minibatch batch = shard.minibatch(epoch, batchIndex, batchSize, seed, augment);
     int size = batch.size();
     int classes = shard.data().numClasses();
-    INDArray features = Nd4j.createFromArray(batch.features()).reshape(size, batch.features().length / size);
     float[] oneHot = new float[size * classes];
     int[] labels = batch.labels();
     for (int i = 0; i < size; i++) {
       oneHot[i * classes + labels[i]] = 1f;
     }
-    network.setInput(features);
-    network.setLabels(Nd4j.createFromArray(oneHot).reshape(size, classes));
+    network.setInput(matrix(batch.features(), size));
+    network.setLabels(matrix(oneHot, size));
     network.computeGradientAndScore();
     double loss = network.score();
     // DL4J leaves the division by the minibatch size to its updater, except for running statistics whose
     // "gradient" is already the step x -> x - s (see BaseMultiLayerUpdater#divideByMinibatch).
-    float[] raw = network.getFlattenedGradients().data().asFloat();
+    network.getFlattenedGradients().data().asNioFloat().get(gradientOut);
     float scale = size;
     for (int j = 0; j < gradientOut.length; j++) {
-      gradientOut[j] = statistic[j] ? raw[j] : raw[j] / scale;
+      if (!statistic[j]) {
+        gradientOut[j] /= scale;
+      }
     }
     network.clear();
     return loss;
+  }
+
+  /**
+   * A rows x (values / rows) float matrix holding {@code values}, filled with one bulk copy: the minibatch is
+   * copied for every worker step, and {@code Nd4j.createFromArray} copies element by element.
+   */
+  private static INDArray matrix(float[] values, int rows) {
+    INDArray out = Nd4j.createUninitialized(DataType.FLOAT, rows, values.length / rows);
+    out.data().asNioFloat().put(values);
+    return out;
   }
 
   @Override
