@@ -9,6 +9,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.problem.Evaluation;
 import org.bitopk.job.problem.ObjectiveFactory;
 import org.bitopk.job.problem.TrainingProblem;
+import scala.reflect.ClassTag$;
 
 /**
  * The driver loop (the parameter server). Each round t: one Spark job over the S worker groups whose tasks
@@ -243,7 +244,13 @@ public final class Trainer<S> {
   private List<WorkerReport> runWorkers(WorkerTask<S> task, int t, double lr) {
     List<WorkerReport> reports;
     try {
-      reports = new ArrayList<>(groups.mapPartitionsWithIndex(task, true).collect());
+      reports = new ArrayList<>();
+      for (Object partition : (Object[]) groups.context().runJob(groups.rdd(), new RoundJobFunction<>(task),
+          ClassTag$.MODULE$.apply(List.class))) {
+        @SuppressWarnings("unchecked")
+        List<WorkerReport> partitionReports = (List<WorkerReport>) partition;
+        reports.addAll(partitionReports);
+      }
     } catch (Exception failure) {   // Spark throws SparkException, checked in Java's eyes, undeclared
       String diverged = Divergence.find(failure);
       if (diverged == null) {
