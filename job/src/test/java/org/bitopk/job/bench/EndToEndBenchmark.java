@@ -1,5 +1,8 @@
 package org.bitopk.job.bench;
 
+import java.io.Serializable;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -7,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 import org.apache.spark.SparkConf;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -33,13 +37,15 @@ import org.deeplearning4j.spark.impl.paramavg.ParameterAveragingTrainingMaster;
 import org.nd4j.linalg.dataset.DataSet;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.learning.config.Sgd;
+import scala.reflect.ClassTag$;
+import scala.runtime.AbstractFunction2;
 
 /**
  * End-to-end iteration cost of the training job on local[2]: Fashion-MNIST MLP, bidirectional TopK, the papers'
  * batch 10 per worker and density 0.001 (-Dbitopk.batch, -Dbitopk.density), P = 4, 20, 50, 100 packed into the
  * default number of tasks (min(P, task slots); -Dbitopk.tasks=S to force). For each P, in the same JVM: the Spark
  * floor (a no-op job over S partitions that reads a fresh tiny broadcast, which is then destroyed; measured before
- * and after the training run, mean of the two medians), the compute floor (the very same worker steps — replica
+ * and after the training run, mean of the two medians), the same floor through JavaRDD lambdas (the lambda floor), the compute floor (the very same worker steps — replica
  * update with a sparse update of the downlink's size, gradient, error feedback, TopK, encode — for all P workers
  * in a plain loop on as many threads as task slots, no Spark), the job's per-iteration split (medians after a
  * warm-up), and optionally DL4J's ParameterAveragingTrainingMaster (-Dbitopk.dl4j=true). Run with job/bench/e2e.sh.
@@ -69,9 +75,15 @@ public final class EndToEndBenchmark {
         int tasks = TASKS > 0 ? Math.min(TASKS, workers) : Math.min(workers, slots);
         JavaRDD<WorkerShard> groups = problem.shards().coalesce(tasks).cache();
         groups.count();
-        double floorBefore = sparkFloor(sc, groups, rounds);
+        double[] floorBefore = sparkFloor(sc, groups, rounds, false);
+        double[] lambdaFloorBefore = sparkFloor(sc, groups, rounds, true);
         RunRecorder r = train(sc, problem, workers, tasks, rounds);
-        double floor = (floorBefore + sparkFloor(sc, groups, rounds)) / 2;
+        double[] floorAfter = sparkFloor(sc, groups, rounds, false);
+        double[] lambdaFloorAfter = sparkFloor(sc, groups, rounds, true);
+        double floor = (floorBefore[0] + floorAfter[0]) / 2;
+        double lambdaFloor = (lambdaFloorBefore[0] + lambdaFloorAfter[0]) / 2;
+        double floorCpu = (floorBefore[1] + floorAfter[1]) / 2;
+        double lambdaFloorCpu = (lambdaFloorBefore[1] + lambdaFloorAfter[1]) / 2;
         groups.unpersist(false);
         double computeFloor = ComputeFloor.msPerRound(problem.objectiveFactory(),
             ShardSplitter.iid(data.train(), workers, 42), BATCH, slots, Density.targetK(DENSITY,
@@ -89,17 +101,18 @@ public final class EndToEndBenchmark {
             ? dl4jParameterAveraging(sc, data.train(), workers, Math.max(20, rounds / 4)) : Double.NaN;
         int perEpoch = problem.iterationsPerEpoch();
         rows.add(String.format(Locale.ROOT,
-            "| %d | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.1f | %.1f | %.1f | %.2f | %.1f |",
+            "| %d | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.1f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |",
             workers, tasks, total, gradient, compress, aggregate, broadcast, job, sparkOverhead, floor,
-            sparkOverhead / floor, computeFloor, total * perEpoch / 1000, computeFloor * perEpoch / 1000,
+            sparkOverhead / floor, lambdaFloor, lambdaFloor / floor, floorCpu, lambdaFloorCpu,
+            lambdaFloorCpu / floorCpu, computeFloor, total * perEpoch / 1000, computeFloor * perEpoch / 1000,
             total / computeFloor, dl4j));
         System.err.println(rows.get(rows.size() - 1));
       }
     }
     System.out.println("| P | tasks | ms/round | gradient (mean/worker) | compress (mean/worker) | driver aggregate | "
-        + "broadcast | Spark job | Spark overhead | Spark floor | overhead / floor | compute floor ms/round | "
-        + "s/epoch | compute floor s/epoch | s/epoch / compute floor | DL4J PA rounds/s |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        + "broadcast | Spark job | Spark overhead | Spark floor | overhead / floor | lambda floor | lambda floor / floor | "
+        + "floor driver CPU | lambda floor driver CPU | ratio | compute floor ms/round | s/epoch | compute floor s/epoch | s/epoch / compute floor | DL4J PA rounds/s |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     rows.forEach(System.out::println);
     sc.stop();
   }
@@ -113,19 +126,52 @@ public final class EndToEndBenchmark {
     return recorder;
   }
 
-  /** Median wall time of a no-op job over the task partitions reading a fresh 16-byte broadcast. */
-  static double sparkFloor(JavaSparkContext sc, JavaRDD<WorkerShard> shards, int rounds) {
+  /**
+   * Median wall time of a no-op job over the task partitions reading a fresh 16-byte broadcast. The floor proper
+   * submits it as a round's job does, {@code runJob} with a named function; with {@code lambdas} it goes through
+   * {@code JavaRDD.mapPartitionsWithIndex(lambda).collect()} instead, whose Scala wrappers Spark's ClosureCleaner
+   * inspects with ASM in every job (the job's path before it switched to runJob).
+   *
+   * @return the median wall ms and the median CPU ms of the submitting (driver) thread per job; the CPU time is
+   *     what the driver spends on the job itself, far less sensitive to other load on the machine than wall time
+   */
+  static double[] sparkFloor(JavaSparkContext sc, JavaRDD<WorkerShard> shards, int rounds, boolean lambdas) {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     double[] ms = new double[rounds];
+    double[] cpu = new double[rounds];
     for (int t = 0; t < rounds; t++) {
       long start = System.nanoTime();
+      long cpuStart = threads.getCurrentThreadCpuTime();
       Broadcast<byte[]> tiny = sc.broadcast(new byte[16]);
-      shards.mapPartitionsWithIndex((p, it) -> Collections.singletonList(tiny.value().length + p).iterator(), true)
-          .collect();
+      if (lambdas) {
+        shards.mapPartitionsWithIndex((p, it) -> Collections.singletonList(tiny.value().length + p).iterator(), true)
+            .collect();
+      } else {
+        sc.sc().runJob(shards.rdd(), new NoOp(tiny), ClassTag$.MODULE$.apply(Integer.class));
+      }
       tiny.destroy();
       ms[t] = (System.nanoTime() - start) / 1e6;
+      cpu[t] = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e6;
     }
     Arrays.sort(ms);
-    return ms[rounds / 2];
+    Arrays.sort(cpu);
+    return new double[] {ms[rounds / 2], cpu[rounds / 2]};
+  }
+
+  /** The floor's task: reads the broadcast; a named class, as the job's RoundJobFunction. */
+  private static final class NoOp extends AbstractFunction2<TaskContext, scala.collection.Iterator<WorkerShard>, Integer>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final Broadcast<byte[]> tiny;
+
+    NoOp(Broadcast<byte[]> tiny) {
+      this.tiny = tiny;
+    }
+
+    @Override
+    public Integer apply(TaskContext context, scala.collection.Iterator<WorkerShard> partition) {
+      return tiny.value().length + context.partitionId();
+    }
   }
 
   /** DL4J's parameter averaging after every minibatch of 32 per worker: averaging rounds per second. */
