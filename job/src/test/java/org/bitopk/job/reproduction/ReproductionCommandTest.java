@@ -208,9 +208,8 @@ class ReproductionCommandTest {
         + "end"), md);
 
     // claims without input: the command and the shipped grid's expected runtime
-    String compressorsRuntime = JSON.readTree(Path.of("experiments/compressors.json").toFile())
-        .get("expected_runtime").asText();
-    compressorsRuntime = compressorsRuntime.substring(0, compressorsRuntime.indexOf(". "));   // how it was estimated: left out
+    String compressorsRuntime = ReproductionDocument.shortRuntime(
+        JSON.readTree(Path.of("experiments/compressors.json").toFile()).get("expected_runtime").asText());
     assertEquals("| Uplink compressors in bidirectional training | `submit/run-local.sh experiment --grid "
         + "job/experiments/compressors.json --out runs/compressors`, then `--experiments runs/compressors` | "
         + compressorsRuntime + " |", row(md, "| Uplink compressors"));
@@ -403,6 +402,16 @@ class ReproductionCommandTest {
     assertTrue(row(md, "| MCM (Artemis memory + preserved central model), natural/natural |")
         .contains("`artemis/mcm natural/natural`"), md);
     assertTrue(row(md, "| uplink-feedback-ef21_downlink-scheme-ef21-p_lr-0.08 |").contains("`ef21/ef21-p`"), md);
+  }
+
+  /** A grid's runtime is quoted up to its first sentence: an estimate's derivation is left out, a measurement kept. */
+  @Test
+  void aGridsRuntimeIsQuotedUpToItsFirstSentence() {
+    assertEquals("about 2.5 h (estimate: 100 s per epoch and run)", ReproductionDocument.shortRuntime(
+        "about 2.5 h (estimate: 100 s per epoch and run). Estimate, not measured: from BENCHMARKS.md."));
+    assertEquals("about 1 h (measured: 209-359 s per run at load 1.4-3)",
+        ReproductionDocument.shortRuntime("about 1 h (measured: 209-359 s per run at load 1.4-3)"));
+    assertEquals("about 5 min", ReproductionDocument.shortRuntime("about 5 min."));
   }
 
   @Test
