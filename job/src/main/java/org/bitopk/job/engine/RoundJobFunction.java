@@ -2,10 +2,8 @@ package org.bitopk.job.engine;
 
 import java.io.Serializable;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.TaskContext;
-import org.apache.spark.api.java.function.Function2;
 import scala.collection.JavaConverters;
 import scala.runtime.AbstractFunction2;
 
@@ -16,27 +14,20 @@ import scala.runtime.AbstractFunction2;
  * {@code RDD} bytecode on the driver in every round (about two thirds of the driver thread's time at P = 20,
  * on the critical path between jobs). It captures the task alone, whose size {@code ClosureSizeTest} bounds.
  */
-final class RoundJobFunction<S, R> extends AbstractFunction2<TaskContext, scala.collection.Iterator<S>, List<R>>
-    implements Serializable {
+final class RoundJobFunction<S>
+    extends AbstractFunction2<TaskContext, scala.collection.Iterator<S>, List<WorkerReport>> implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  private final Function2<Integer, Iterator<S>, Iterator<R>> task;
+  private final WorkerTask<S> task;
 
-  RoundJobFunction(Function2<Integer, Iterator<S>, Iterator<R>> task) {
+  RoundJobFunction(WorkerTask<S> task) {
     this.task = task;
   }
 
   @Override
-  public List<R> apply(TaskContext context, scala.collection.Iterator<S> partition) {
-    try {
-      Iterator<R> out = task.call(context.partitionId(), JavaConverters.asJavaIterator(partition));
-      List<R> results = new ArrayList<>();
-      out.forEachRemaining(results::add);
-      return results;
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Exception e) {   // Function2.call declares Exception; WorkerTask throws none checked
-      throw new IllegalStateException(e);
-    }
+  public List<WorkerReport> apply(TaskContext context, scala.collection.Iterator<S> partition) {
+    List<WorkerReport> reports = new ArrayList<>();
+    task.call(context.partitionId(), JavaConverters.asJavaIterator(partition)).forEachRemaining(reports::add);
+    return reports;
   }
 }

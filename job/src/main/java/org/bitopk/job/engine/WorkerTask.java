@@ -1,11 +1,11 @@
 package org.bitopk.job.engine;
 
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.TaskContext;
-import org.apache.spark.api.java.function.Function2;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.compression.ValueFormat;
@@ -19,7 +19,7 @@ import org.bitopk.job.problem.ObjectiveFactory;
  * <p>The closure holds only settings and broadcast handles (see the closure-size test), never data or
  * parameters: the shards come from the cached partition, the model from the executor's replica pool.
  */
-public final class WorkerTask<S> implements Function2<Integer, Iterator<S>, Iterator<WorkerReport>> {
+public final class WorkerTask<S> implements Serializable {
   private static final long serialVersionUID = 1L;
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(WorkerTask.class);
 
@@ -43,8 +43,8 @@ public final class WorkerTask<S> implements Function2<Integer, Iterator<S>, Iter
     this.locations = locations;
   }
 
-  @Override
-  public Iterator<WorkerReport> call(Integer partition, Iterator<S> shards) {
+  /** Runs the workers of group {@code partition}; {@link RoundJobFunction} calls it in the round's Spark job. */
+  public Iterator<WorkerReport> call(int partition, Iterator<S> shards) {
     if (!shards.hasNext()) {
       throw new IllegalStateException("partition " + partition + " holds no worker shard");
     }

@@ -45,10 +45,11 @@ import scala.runtime.AbstractFunction2;
  * batch 10 per worker and density 0.001 (-Dbitopk.batch, -Dbitopk.density), P = 4, 20, 50, 100 packed into the
  * default number of tasks (min(P, task slots); -Dbitopk.tasks=S to force). For each P, in the same JVM: the Spark
  * floor (a no-op job over S partitions that reads a fresh tiny broadcast, which is then destroyed; measured before
- * and after the training run, mean of the two medians), the same floor through JavaRDD lambdas (the lambda floor), the compute floor (the very same worker steps — replica
- * update with a sparse update of the downlink's size, gradient, error feedback, TopK, encode — for all P workers
- * in a plain loop on as many threads as task slots, no Spark), the job's per-iteration split (medians after a
- * warm-up), and optionally DL4J's ParameterAveragingTrainingMaster (-Dbitopk.dl4j=true). Run with job/bench/e2e.sh.
+ * and after the training run, mean of the two medians), the same floor through JavaRDD lambdas (the lambda floor),
+ * the driver's CPU per job for both, the compute floor (the very same worker steps — replica update with a sparse
+ * update of the downlink's size, gradient, error feedback, TopK, encode — for all P workers in a plain loop on as
+ * many threads as task slots, no Spark), the job's per-iteration split (medians after a warm-up), and optionally
+ * DL4J's ParameterAveragingTrainingMaster (-Dbitopk.dl4j=true). Run with job/bench/e2e.sh.
  */
 public final class EndToEndBenchmark {
   private static final int BATCH = Integer.getInteger("bitopk.batch", 10);
@@ -101,7 +102,8 @@ public final class EndToEndBenchmark {
             ? dl4jParameterAveraging(sc, data.train(), workers, Math.max(20, rounds / 4)) : Double.NaN;
         int perEpoch = problem.iterationsPerEpoch();
         rows.add(String.format(Locale.ROOT,
-            "| %d | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.1f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |",
+            "| %d | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.1f | %.2f | %.2f | %.2f "
+                + "| %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |",
             workers, tasks, total, gradient, compress, aggregate, broadcast, job, sparkOverhead, floor,
             sparkOverhead / floor, lambdaFloor, lambdaFloor / floor, floorCpu, lambdaFloorCpu,
             lambdaFloorCpu / floorCpu, computeFloor, total * perEpoch / 1000, computeFloor * perEpoch / 1000,
@@ -110,8 +112,9 @@ public final class EndToEndBenchmark {
       }
     }
     System.out.println("| P | tasks | ms/round | gradient (mean/worker) | compress (mean/worker) | driver aggregate | "
-        + "broadcast | Spark job | Spark overhead | Spark floor | overhead / floor | lambda floor | lambda floor / floor | "
-        + "floor driver CPU | lambda floor driver CPU | ratio | compute floor ms/round | s/epoch | compute floor s/epoch | s/epoch / compute floor | DL4J PA rounds/s |");
+        + "broadcast | Spark job | Spark overhead | Spark floor | overhead / floor | lambda floor | "
+        + "lambda floor / floor | floor driver CPU | lambda floor driver CPU | ratio | compute floor ms/round | "
+        + "s/epoch | compute floor s/epoch | s/epoch / compute floor | DL4J PA rounds/s |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     rows.forEach(System.out::println);
     sc.stop();
@@ -159,8 +162,8 @@ public final class EndToEndBenchmark {
   }
 
   /** The floor's task: reads the broadcast; a named class, as the job's RoundJobFunction. */
-  private static final class NoOp extends AbstractFunction2<TaskContext, scala.collection.Iterator<WorkerShard>, Integer>
-      implements Serializable {
+  private static final class NoOp
+      extends AbstractFunction2<TaskContext, scala.collection.Iterator<WorkerShard>, Integer> implements Serializable {
     private static final long serialVersionUID = 1L;
     private final Broadcast<byte[]> tiny;
 
