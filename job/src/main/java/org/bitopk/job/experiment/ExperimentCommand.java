@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
     description = {
         "Runs a grid of training runs (base config x axes x explicit points, JSON or YAML) into OUT/<point>/,",
         "one ordinary run each (its config.json reruns it with train --config). Resumable: finished points are",
-        "skipped, unfinished ones with a checkpoint are resumed, the others started. Writes OUT/results.csv,",
+        "skipped, unfinished ones with a checkpoint are resumed, the others started (over). Writes OUT/results.csv,",
         "OUT/results.md and OUT/compare-*.png at the end; --summarize OUT rewrites them alone."})
 public final class ExperimentCommand implements Callable<Integer> {
   @Spec
@@ -161,9 +161,13 @@ public final class ExperimentCommand implements Callable<Integer> {
       }
       boolean resume = fs.exists(runDir)
           && CheckpointStore.in(fs, runDir, 2).latest().isPresent();
+      // A run of this point that died before its first checkpoint has nothing to resume from: the runner owns
+      // its point directories, so it starts the point over (the run lease still refuses a run that is alive).
+      boolean restart = !resume && fs.exists(new Path(runDir, RunDirectory.CONFIG));
       TrainingConfig config = TrainCommand.configOf(point.settings()).toBuilder()
-          .output(runDir.toString()).resume(resume).overwrite(false).quiet(!progress).build();
-      console.println(prefix + (resume ? "resuming from its newest checkpoint" : "starting"));
+          .output(runDir.toString()).resume(resume).overwrite(restart).quiet(!progress).build();
+      console.println(prefix + (resume ? "resuming from its newest checkpoint"
+          : restart ? "starting over (its earlier run stopped before a checkpoint)" : "starting"));
       console.flush();
       long start = System.nanoTime();
       TrainingRun.Result result;

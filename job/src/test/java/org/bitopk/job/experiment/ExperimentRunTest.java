@@ -188,6 +188,41 @@ class ExperimentRunTest {
   }
 
   @Test
+  void aPointWhoseRunDiedBeforeItsFirstCheckpointIsStartedOver() throws IOException {
+    Path grid = tmp.resolve("early.json");
+    Files.writeString(grid, "{\"base\": {" + BASE + ", \"epochs\": 2, \"checkpoint-every\": 5},"
+        + " \"points\": [{\"name\": \"whole\"}, {\"name\": \"died\"}]}");
+    Path out = tmp.resolve("early");
+    Grid parsed = Grid.read(grid.toString(), sc.hadoopConfiguration());
+    TrainingConfig config = TrainCommand.configOf(parsed.points().get(1).settings()).toBuilder()
+        .output(out.resolve("died").toString()).quiet(true).build();
+    RunListener crash = new RunListener() {
+      @Override
+      public void onIteration(IterationRecord record, DriverState state) {
+        if (state.iteration() == 2) {
+          throw new IllegalStateException("simulated crash before the round-5 checkpoint");
+        }
+      }
+    };
+    assertThrows(IllegalStateException.class, () -> TrainingRun.execute(sc, config, false, List.of(crash)));
+    String crashedRunId = JSON.readTree(out.resolve("died/config.json").toFile()).get("run").asText();
+    assertEquals(2, lines(out.resolve("died/metrics/iterations.jsonl")).size());
+    assertTrue(!Files.exists(out.resolve("died/checkpoints")) || Files.list(out.resolve("died/checkpoints")).findAny().isEmpty());
+
+    Outcome run = main("experiment", "--grid", grid.toString(), "--out", out.toString(), "--quiet");
+    assertEquals(0, run.code(), run.err());
+    assertTrue(run.out().contains("] died: starting over (its earlier run stopped before a checkpoint)"), run.out());
+    assertTrue(Files.exists(out.resolve("died/_SUCCESS")));
+    List<JsonNode> died = lines(out.resolve("died/metrics/iterations.jsonl"));
+    List<JsonNode> whole = lines(out.resolve("whole/metrics/iterations.jsonl"));
+    assertEquals(10, died.size(), "the dead run's 2 lines are replaced, not kept");
+    assertNotEquals(crashedRunId, died.get(0).get("run").asText(), "a new run, not the dead one continued");
+    for (int i = 0; i < 10; i++) {
+      assertEquals(whole.get(i).get("loss").asDouble(), died.get(i).get("loss").asDouble(), "round " + i);
+    }
+  }
+
+  @Test
   void aDivergedPointIsReportedAndTheGridGoesOn() throws IOException {
     Path grid = tmp.resolve("diverging.json");
     Files.writeString(grid, "{\"base\": {\"dataset\": \"counterexample\", \"epochs\": 30},"
