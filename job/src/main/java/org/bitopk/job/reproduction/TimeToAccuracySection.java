@@ -93,7 +93,7 @@ final class TimeToAccuracySection {
         : new Figure(row.get("system"), v, false);
   }
 
-  /** The row with the smallest figure to the target, or null when none reached it. */
+  /** The smallest figure (NaN: not reached, skipped), or null when there is none. */
   private static Figure smallest(List<Figure> figures) {
     Figure best = null;
     for (Figure f : figures) {
@@ -126,8 +126,7 @@ final class TimeToAccuracySection {
         unknown = unknown == null || f.value() < unknown.value() ? f : unknown;
       }
     }
-    Figure shown = fails != null ? fails : unknown != null ? unknown
-        : known.stream().min((x, y) -> Double.compare(x.value(), y.value())).orElseThrow();
+    Figure shown = fails != null ? fails : unknown != null ? unknown : smallest(known);
     String verdict = fails != null ? "no" : unknown != null
         ? "not determined (" + unknown.system() + " did not reach the target)" : "yes";
     b.append("| ").append(name).append(" | ").append(oursText).append(" | ")

@@ -149,19 +149,7 @@ class ExperimentRunTest {
     Files.writeString(grid, "{\"base\": {" + BASE + ", \"epochs\": 3, \"checkpoint-every\": 5},"
         + " \"points\": [{\"name\": \"whole\"}, {\"name\": \"resumed\"}]}");
     Path out = tmp.resolve("twins");
-    Grid parsed = Grid.read(grid.toString(), sc.hadoopConfiguration());
-    TrainingConfig config = TrainCommand.configOf(parsed.points().get(1).settings()).toBuilder()
-        .output(out.resolve("resumed").toString()).quiet(true).build();
-    RunListener crash = new RunListener() {
-      @Override
-      public void onIteration(IterationRecord record, DriverState state) {
-        if (state.iteration() == 8) {
-          throw new IllegalStateException("simulated crash");
-        }
-      }
-    };
-    assertThrows(IllegalStateException.class, () -> TrainingRun.execute(sc, config, false, List.of(crash)));
-    String crashedRunId = JSON.readTree(out.resolve("resumed/config.json").toFile()).get("run").asText();
+    String crashedRunId = crashPoint(grid, 1, out.resolve("resumed"), 8);
     List<JsonNode> early = lines(out.resolve("resumed/metrics/iterations.jsonl")).subList(0, 5);
 
     Outcome run = main("experiment", "--grid", grid.toString(), "--out", out.toString(), "--quiet");
@@ -193,21 +181,14 @@ class ExperimentRunTest {
     Files.writeString(grid, "{\"base\": {" + BASE + ", \"epochs\": 2, \"checkpoint-every\": 5},"
         + " \"points\": [{\"name\": \"whole\"}, {\"name\": \"died\"}]}");
     Path out = tmp.resolve("early");
-    Grid parsed = Grid.read(grid.toString(), sc.hadoopConfiguration());
-    TrainingConfig config = TrainCommand.configOf(parsed.points().get(1).settings()).toBuilder()
-        .output(out.resolve("died").toString()).quiet(true).build();
-    RunListener crash = new RunListener() {
-      @Override
-      public void onIteration(IterationRecord record, DriverState state) {
-        if (state.iteration() == 2) {
-          throw new IllegalStateException("simulated crash before the round-5 checkpoint");
-        }
-      }
-    };
-    assertThrows(IllegalStateException.class, () -> TrainingRun.execute(sc, config, false, List.of(crash)));
-    String crashedRunId = JSON.readTree(out.resolve("died/config.json").toFile()).get("run").asText();
+    String crashedRunId = crashPoint(grid, 1, out.resolve("died"), 2);   // before the round-5 checkpoint
     assertEquals(2, lines(out.resolve("died/metrics/iterations.jsonl")).size());
-    assertTrue(!Files.exists(out.resolve("died/checkpoints")) || Files.list(out.resolve("died/checkpoints")).findAny().isEmpty());
+    Path checkpoints = out.resolve("died/checkpoints");
+    if (Files.exists(checkpoints)) {
+      try (Stream<Path> files = Files.list(checkpoints)) {
+        assertEquals(List.of(), files.toList(), "no checkpoint to resume from");
+      }
+    }
 
     Outcome run = main("experiment", "--grid", grid.toString(), "--out", out.toString(), "--quiet");
     assertEquals(0, run.code(), run.err());
@@ -238,6 +219,26 @@ class ExperimentRunTest {
     assertEquals(List.of("lr-0.01"), csv(out.resolve("results.csv")).stream().map(r -> r.get("point")).toList());
     assertTrue(Files.readString(out.resolve("results.md")).contains("1 of 2 points finished; not finished: "
         + "lr-1000000.0."));
+  }
+
+  /**
+   * Runs point {@code index} of the grid into {@code dir} as the runner would, crashing it in round
+   * {@code iteration}; returns the dead run's id.
+   */
+  String crashPoint(Path grid, int index, Path dir, long iteration) throws IOException {
+    Grid parsed = Grid.read(grid.toString(), sc.hadoopConfiguration());
+    TrainingConfig config = TrainCommand.configOf(parsed.points().get(index).settings()).toBuilder()
+        .output(dir.toString()).quiet(true).build();
+    RunListener crash = new RunListener() {
+      @Override
+      public void onIteration(IterationRecord record, DriverState state) {
+        if (state.iteration() == iteration) {
+          throw new IllegalStateException("simulated crash");
+        }
+      }
+    };
+    assertThrows(IllegalStateException.class, () -> TrainingRun.execute(sc, config, false, List.of(crash)));
+    return JSON.readTree(dir.resolve("config.json").toFile()).get("run").asText();
   }
 
   static List<JsonNode> lines(Path file) throws IOException {
