@@ -24,6 +24,15 @@ public record ComparisonSettings(String dataset, String dataPath, int workers, i
     require(target > 0 && target <= 1, "--target", target, "in (0, 1]");
   }
 
+  /**
+   * The same comparison with another training budget: what a warm-up run gets ({@link WarmedUpSystem}), one
+   * epoch at most and {@code seconds} of training clock.
+   */
+  ComparisonSettings withBudget(double seconds, int maxEpochs) {
+    return new ComparisonSettings(dataset, dataPath, workers, batchSize, learningRate, density, seed, evalEvery,
+        seconds, maxEpochs, target);
+  }
+
   private static void require(boolean ok, String flag, Object value, String expected) {
     if (!ok) {
       throw new IllegalArgumentException(flag + ": expected " + expected + ", got " + value);

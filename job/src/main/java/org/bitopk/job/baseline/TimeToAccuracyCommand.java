@@ -30,7 +30,8 @@ import picocli.CommandLine.Spec;
  * rate, one system after another on one SparkContext — bitopk in its modes, DL4J's ParameterAveragingTrainingMaster
  * at several averaging frequencies, DL4J's SharedTrainingMaster, a single-JVM DL4J fit — evaluating each every few
  * dozen rounds, and writes when each reached the target accuracy, with how many bytes, and what each had after
- * the same training time.
+ * the same training time. Each system is measured after an untimed warm-up of its own ({@link WarmedUpSystem}), so
+ * its place in the order does not count.
  */
 @Command(name = "time-to-accuracy", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
@@ -69,6 +70,11 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
   @Option(names = "--max-seconds", paramLabel = "S", description = "Training-clock budget per system; it stops at "
       + "the first evaluation past it (default: ${DEFAULT-VALUE}).")
   double maxSeconds = 300;
+
+  @Option(names = "--warm-up-seconds", paramLabel = "S", description = "Before it is measured, each system trains "
+      + "this long (at most one epoch) from the same start, untimed and discarded, so that none pays for the JVM's "
+      + "and Spark's first-use costs; 0 = no warm-up (default: ${DEFAULT-VALUE}).")
+  double warmUpSeconds = 5;
 
   @Option(names = "--epochs", paramLabel = "N", description = "At most N epochs per system (default: "
       + "${DEFAULT-VALUE}).")
@@ -126,6 +132,10 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       settings = new ComparisonSettings(dataset, data, workers, batchSize, lr, density, seed, evalEvery, maxSeconds,
           epochs, target);
       chosen = parseSystems(systems);
+      if (!(warmUpSeconds >= 0) || Double.isInfinite(warmUpSeconds)) {
+        throw new IllegalArgumentException("--warm-up-seconds: expected a number of seconds >= 0, got "
+            + warmUpSeconds);
+      }
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
     }
@@ -163,11 +173,13 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       for (int i = 0; i < chosen.size(); i++) {
         ComparedSystem system = chosen.get(i);
         String prefix = String.format(Locale.ROOT, "[%d/%d] %s: ", i + 1, chosen.size(), system.name());
-        console.println(prefix + "training");
+        console.println(prefix + (warmUpSeconds > 0 ? String.format(Locale.ROOT,
+            "warming up (%s s, not measured), then training", warmUpSeconds) : "training"));
         console.flush();
         SystemResult result;
         try {
-          result = system.run(new ComparedSystem.Context(sc, settings, loaded, dir, console));
+          result = WarmedUpSystem.run(system, new ComparedSystem.Context(sc, settings, loaded, dir, console),
+              warmUpSeconds, fs);
         } catch (Exception | LinkageError e) {
           result = SystemResult.failed(system.name(), "did not train", Trace.empty(),
               e.getClass().getName() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
@@ -257,7 +269,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
   private List<String> commandLine() {
     List<String> words = new ArrayList<>(List.of("time-to-accuracy", "--out", out, "--systems", String.join(",", systems),
         "--target", String.valueOf(target), "--eval-every", String.valueOf(evalEvery), "--max-seconds",
-        String.valueOf(maxSeconds), "--epochs", String.valueOf(epochs), "--workers", String.valueOf(workers),
+        String.valueOf(maxSeconds), "--warm-up-seconds", String.valueOf(warmUpSeconds), "--epochs",
+        String.valueOf(epochs), "--workers", String.valueOf(workers),
         "--batch-size", String.valueOf(batchSize), "--lr", String.valueOf(lr), "--density", String.valueOf(density),
         "--seed", String.valueOf(seed), "--dataset", dataset));
     if (data != null) {

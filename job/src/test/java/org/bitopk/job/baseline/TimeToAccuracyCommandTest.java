@@ -125,6 +125,8 @@ class TimeToAccuracyCommandTest {
       assertTrue(Files.size(out.resolve(f)) > 0, f);
     }
     assertTrue(Files.exists(out.resolve("bitopk-bidirectional/_SUCCESS")), "bitopk's run is an ordinary finished run");
+    assertFalse(Files.exists(out.resolve(WarmedUpSystem.SCRATCH)), "the warm-ups leave nothing behind");
+    assertEquals(3, stdout.lines().filter(l -> l.contains("warming up (5.0 s, not measured)")).count(), stdout);
     JsonNode env = new ObjectMapper().readTree(out.resolve("environment.json").toFile());
     assertTrue(env.get(0).get("command").asText().startsWith("time-to-accuracy"), env.toString());
     long success = Files.getLastModifiedTime(out.resolve("_SUCCESS")).toMillis();
@@ -236,7 +238,7 @@ class TimeToAccuracyCommandTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"--eval-every=0", "--systems=patm-0", "--systems=dl4j", "--target=1.5",
-      "--max-seconds=-1", "--workers=x"})
+      "--max-seconds=-1", "--workers=x", "--warm-up-seconds=-1"})
   void badFlagsAreOneLineAndExitCode2(String flag) {
     StringWriter o = new StringWriter();
     StringWriter e = new StringWriter();
