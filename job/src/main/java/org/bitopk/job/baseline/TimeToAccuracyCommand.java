@@ -74,7 +74,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
   @Option(names = "--warm-up-seconds", paramLabel = "S", description = "Before it is measured, each system trains "
       + "this long (at most one epoch) from the same start, untimed and discarded, so that none pays for the JVM's "
       + "and Spark's first-use costs; 0 = no warm-up (default: ${DEFAULT-VALUE}).")
-  double warmUpSeconds = 5;
+  double warmUpSeconds = 30;
 
   @Option(names = "--epochs", paramLabel = "N", description = "At most N epochs per system (default: "
       + "${DEFAULT-VALUE}).")

@@ -9,7 +9,10 @@ import org.apache.hadoop.fs.Path;
  *
  * <p>Why: the systems run one after another in one JVM, so without this the first one pays for the JIT's first
  * compilations, Spark's first jobs and ND4J's first allocations (measured at P = 4: bitopk bidirectional's first 50
- * rounds took 5.8 s as the first system, unidirectional's 2.3 s as the second). Each system's warm-up runs its own code paths, so
+ * rounds took 5.8 s as the first system, unidirectional's 2.3 s as the second). The per-round code (Spark's
+ * scheduler, the job's round) runs once per round, so it needs hundreds of rounds to be fully compiled: after a 5 s
+ * warm-up the first system still took 52 ms per round over its first 100 measured rounds against 24 ms for the
+ * second, after 30 s 32 against 29 ms. Each system's warm-up runs its own code paths, so
  * every system is measured warm whatever its place in {@code --systems}. The warm-up trains a separate model
  * from the same seed into a scratch directory that is deleted afterwards; nothing of it reaches the table.
  *

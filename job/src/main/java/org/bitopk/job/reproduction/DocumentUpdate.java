@@ -35,9 +35,10 @@ final class DocumentUpdate {
       throw new IllegalArgumentException("is not a document the reproduction command wrote (no title or no "
           + "regenerate command in its header)");
     }
-    String command = mergedCommand(oldCommand.group(1), freshCommand);
     Map<String, String> oldSections = sections(old);
     Map<String, String> freshSections = sections(fresh);
+    String command = mergedCommand(oldCommand.group(1), freshCommand,
+        superseded(options(oldCommand.group(1)).get("--experiments"), oldSections, freshSections));
     Map<String, String> merged = new LinkedHashMap<>(oldSections);
     merged.putAll(freshSections);
     merged.remove(NOT_REPRODUCED);
@@ -106,8 +107,35 @@ final class DocumentUpdate {
     return rows == 0 ? "" : b.substring(0, b.length() - 1);
   }
 
-  /** The old command's inputs with this invocation's: experiments united (old first), single outputs replaced. */
-  static String mergedCommand(String old, String fresh) {
+  /**
+   * The old experiment directories whose sections a fresh section replaces: a directory quoted (as {@code `DIR`})
+   * in an old section that a fresh one of the same heading no longer quotes. Without this, updating a claim from a
+   * second directory (a longer run of the same grid) would leave both in the command, which would then generate
+   * the claim from both.
+   */
+  private static Set<String> superseded(String oldExperiments, Map<String, String> oldSections,
+      Map<String, String> freshSections) {
+    Set<String> out = new LinkedHashSet<>();
+    if (oldExperiments == null) {
+      return out;
+    }
+    for (String dir : oldExperiments.split(",")) {
+      String quoted = "`" + dir + "`";
+      for (Map.Entry<String, String> fresh : freshSections.entrySet()) {
+        String replaced = oldSections.get(fresh.getKey());
+        if (replaced != null && replaced.contains(quoted) && !fresh.getValue().contains(quoted)) {
+          out.add(dir);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The old command's inputs with this invocation's: experiments united (old first, less the {@code superseded}
+   * ones), single outputs replaced.
+   */
+  static String mergedCommand(String old, String fresh, Set<String> superseded) {
     Map<String, String> a = options(old);
     Map<String, String> b = options(fresh);
     Set<String> experiments = new LinkedHashSet<>();
@@ -116,6 +144,10 @@ final class DocumentUpdate {
         experiments.addAll(List.of(m.get("--experiments").split(",")));
       }
     }
+    experiments.removeAll(superseded);
+    // this invocation's own directories always stay, whatever an old section quoted
+    experiments.addAll(List.of(b.getOrDefault("--experiments", "").split(",")).stream()
+        .filter(dir -> !dir.isEmpty()).toList());
     Map<String, String> merged = new LinkedHashMap<>(a);
     merged.putAll(b);
     merged.remove("--update");

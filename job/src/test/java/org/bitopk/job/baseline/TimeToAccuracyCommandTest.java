@@ -126,7 +126,7 @@ class TimeToAccuracyCommandTest {
     }
     assertTrue(Files.exists(out.resolve("bitopk-bidirectional/_SUCCESS")), "bitopk's run is an ordinary finished run");
     assertFalse(Files.exists(out.resolve(WarmedUpSystem.SCRATCH)), "the warm-ups leave nothing behind");
-    assertEquals(3, stdout.lines().filter(l -> l.contains("warming up (5.0 s, not measured)")).count(), stdout);
+    assertEquals(3, stdout.lines().filter(l -> l.contains("warming up (30.0 s, not measured)")).count(), stdout);
     JsonNode env = new ObjectMapper().readTree(out.resolve("environment.json").toFile());
     assertTrue(env.get(0).get("command").asText().startsWith("time-to-accuracy"), env.toString());
     long success = Files.getLastModifiedTime(out.resolve("_SUCCESS")).toMillis();

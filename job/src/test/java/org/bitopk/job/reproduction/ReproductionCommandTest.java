@@ -336,6 +336,22 @@ class ReproductionCommandTest {
     Outcome again = main(command.substring("submit/run-local.sh ".length()).split(" "));
     assertEquals(0, again.code(), again.err());
     assertEquals(after, Files.readString(file));
+    // the same claim from a second directory (a copy of the thesis grid's output): its section replaces the old
+    // one and the header's command names the new directory instead of the old, so it still regenerates the document
+    Path longer = tmp.resolve("runs/thesis-longer");
+    copyTree(thesis, longer);
+    Outcome replace = main("reproduction", "--experiments", longer.toString(), "--out", file.toString(), "--update",
+        "--grids", Path.of("experiments").toAbsolutePath().toString());
+    assertEquals(0, replace.code(), replace.err());
+    String replaced = Files.readString(file);
+    assertTrue(section(replaced, "## Equal accuracy, Fashion-MNIST MLP").contains("`" + longer + "`"), replaced);
+    String newCommand = replaced.lines().filter(l -> l.startsWith("submit/run-local.sh reproduction")).findFirst()
+        .orElseThrow();
+    assertTrue(newCommand.contains("--experiments " + downlink + "," + schemes + "," + longer + " "), newCommand);
+    assertFalse(newCommand.contains(thesis + ","), newCommand);
+    Outcome regenerated = main(newCommand.substring("submit/run-local.sh ".length()).split(" "));
+    assertEquals(0, regenerated.code(), regenerated.err());
+    assertEquals(replaced, Files.readString(file));
     // a document this command did not write is refused in one line
     Files.writeString(top.resolve("NOTES.md"), "# Notes\n");
     Outcome refused = main("reproduction", "--experiments", schemes.toString(), "--out",
@@ -525,5 +541,13 @@ class ReproductionCommandTest {
       }
     }
     return nodes;
+  }
+
+  private static void copyTree(Path from, Path to) throws IOException {
+    try (var paths = Files.walk(from)) {
+      for (Path p : paths.toList()) {
+        Files.copy(p, to.resolve(from.relativize(p).toString()));
+      }
+    }
   }
 }
