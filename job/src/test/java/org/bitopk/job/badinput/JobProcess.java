@@ -17,6 +17,14 @@ import org.bitopk.job.SparkJvmOpens;
  * test sees.
  */
 final class JobProcess {
+  /**
+   * A shell starts background commands with SIGINT ignored, and an ignored signal stays ignored through every
+   * fork and exec down to the job's JVM, which then cannot handle it (HotSpot refuses a handler for a signal
+   * ignored at start): a test suite run in the background (`mvn test &`, nohup, a CI runner) would send Ctrl-C
+   * to a job that never hears it. GNU env resets the two signals to their defaults before the JVM starts.
+   */
+  private static final List<String> DEFAULT_SIGNALS = defaultSignals();
+
   private final Process process;
   private final Path stdout;
   private final Path stderr;
@@ -37,7 +45,7 @@ final class JobProcess {
   /** Starts the job with {@code args}; its streams go to files in {@code logs}. */
   static JobProcess start(Path logs, List<String> args) throws IOException {
     Files.createDirectories(logs);
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(DEFAULT_SIGNALS);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx1g");
     // short runs: the C1 compiler alone and a serial collector start faster and cost less CPU
@@ -54,6 +62,22 @@ final class JobProcess {
     builder.environment().put("OMP_NUM_THREADS", "1");
     builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     return new JobProcess(builder.start(), out, err);
+  }
+
+  private static List<String> defaultSignals() {
+    List<String> env = List.of("env", "--default-signal=INT,TERM");
+    try {
+      List<String> probe = new ArrayList<>(env);
+      probe.add("true");
+      if (new ProcessBuilder(probe).start().waitFor() == 0) {
+        return env;
+      }
+    } catch (IOException e) {
+      // no such env: start the JVM directly, with whatever dispositions the test runner has
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return List.of();
   }
 
   /** Runs the job to its end. */
