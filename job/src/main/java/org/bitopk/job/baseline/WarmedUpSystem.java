@@ -5,7 +5,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Measures a system only after it has trained once, untimed, for a few seconds from the same start.
+ * Measures a system only after it has trained once, untimed, for {@code --warm-up-seconds} from the same start.
  *
  * <p>Why: the systems run one after another in one JVM, so without this the first one pays for the JIT's first
  * compilations, Spark's first jobs and ND4J's first allocations (measured at P = 4: bitopk bidirectional's first 50
