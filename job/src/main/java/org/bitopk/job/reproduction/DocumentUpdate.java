@@ -38,7 +38,7 @@ final class DocumentUpdate {
     Map<String, String> oldSections = sections(old);
     Map<String, String> freshSections = sections(fresh);
     String command = mergedCommand(oldCommand.group(1), freshCommand,
-        superseded(options(oldCommand.group(1)).get("--experiments"), oldSections, freshSections));
+        superseded(experiments(options(oldCommand.group(1))), oldSections, freshSections));
     Map<String, String> merged = new LinkedHashMap<>(oldSections);
     merged.putAll(freshSections);
     merged.remove(NOT_REPRODUCED);
@@ -113,13 +113,10 @@ final class DocumentUpdate {
    * second directory (a longer run of the same grid) would leave both in the command, which would then generate
    * the claim from both.
    */
-  private static Set<String> superseded(String oldExperiments, Map<String, String> oldSections,
+  private static Set<String> superseded(List<String> oldExperiments, Map<String, String> oldSections,
       Map<String, String> freshSections) {
     Set<String> out = new LinkedHashSet<>();
-    if (oldExperiments == null) {
-      return out;
-    }
-    for (String dir : oldExperiments.split(",")) {
+    for (String dir : oldExperiments) {
       String quoted = "`" + dir + "`";
       for (Map.Entry<String, String> fresh : freshSections.entrySet()) {
         String replaced = oldSections.get(fresh.getKey());
@@ -138,16 +135,9 @@ final class DocumentUpdate {
   static String mergedCommand(String old, String fresh, Set<String> superseded) {
     Map<String, String> a = options(old);
     Map<String, String> b = options(fresh);
-    Set<String> experiments = new LinkedHashSet<>();
-    for (Map<String, String> m : List.of(a, b)) {
-      if (m.containsKey("--experiments")) {
-        experiments.addAll(List.of(m.get("--experiments").split(",")));
-      }
-    }
+    Set<String> experiments = new LinkedHashSet<>(experiments(a));
     experiments.removeAll(superseded);
-    // this invocation's own directories always stay, whatever an old section quoted
-    experiments.addAll(List.of(b.getOrDefault("--experiments", "").split(",")).stream()
-        .filter(dir -> !dir.isEmpty()).toList());
+    experiments.addAll(experiments(b));   // this invocation's own directories stay, whatever an old section quoted
     Map<String, String> merged = new LinkedHashMap<>(a);
     merged.putAll(b);
     merged.remove("--update");
@@ -161,6 +151,11 @@ final class DocumentUpdate {
       }
     }
     return out.toString();
+  }
+
+  private static List<String> experiments(Map<String, String> options) {
+    String list = options.get("--experiments");
+    return list == null ? List.of() : List.of(list.split(","));
   }
 
   private static Map<String, String> options(String command) {

@@ -338,8 +338,7 @@ class ReproductionCommandTest {
     assertEquals(after, Files.readString(file));
     // the same claim from a second directory (a copy of the thesis grid's output): its section replaces the old
     // one and the header's command names the new directory instead of the old, so it still regenerates the document
-    Path longer = tmp.resolve("runs/thesis-longer");
-    copyTree(thesis, longer);
+    Path longer = copy(thesis, "thesis-longer");
     Outcome replace = main("reproduction", "--experiments", longer.toString(), "--out", file.toString(), "--update",
         "--grids", Path.of("experiments").toAbsolutePath().toString());
     assertEquals(0, replace.code(), replace.err());
@@ -541,13 +540,5 @@ class ReproductionCommandTest {
       }
     }
     return nodes;
-  }
-
-  private static void copyTree(Path from, Path to) throws IOException {
-    try (var paths = Files.walk(from)) {
-      for (Path p : paths.toList()) {
-        Files.copy(p, to.resolve(from.relativize(p).toString()));
-      }
-    }
   }
 }
