@@ -1,5 +1,6 @@
 package org.bitopk.job.baseline;
 
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.Locale;
 import org.apache.hadoop.fs.Path;
@@ -24,24 +25,39 @@ import org.nd4j.linalg.factory.Nd4j;
  */
 final class BitopkSystem implements ComparedSystem {
   static final String PREFIX = "bitopk-";
+  /** Between a mode and a density of its own: {@code bitopk-bidirectional-rho-0.001}. */
+  static final String DENSITY_INFIX = "-rho-";
   private final Mode mode;
+  private final BigDecimal density;
 
-  BitopkSystem(Mode mode) {
+  /**
+   * @param density this system's ρ up and down, or null for {@code --density}'s; a system of its own, so that one
+   *     comparison can show a mode at two densities (the fastest and the one moving the fewest bytes differ)
+   */
+  BitopkSystem(Mode mode, BigDecimal density) {
+    if (density != null && mode == Mode.DENSE) {
+      throw new IllegalArgumentException("a density has no effect on bitopk-dense");
+    }
+    if (density != null && (density.signum() <= 0 || density.compareTo(BigDecimal.ONE) > 0)) {
+      throw new IllegalArgumentException("density expected in (0, 1], got " + density.toPlainString());
+    }
     this.mode = mode;
+    this.density = density == null ? null : density.stripTrailingZeros();
   }
 
   @Override
   public String name() {
-    return PREFIX + mode.cliName();
+    return PREFIX + mode.cliName() + (density == null ? "" : DENSITY_INFIX + density.toPlainString());
   }
 
   @Override
   public SystemResult run(Context context) throws Exception {
     ComparisonSettings s = context.settings();
+    double rho = density == null ? s.density() : density.doubleValue();
     Path runDir = new Path(context.directory(), name());
     TrainingConfig config = TrainingConfig.builder().dataset(s.dataset()).data(s.dataPath())
         .model(Dl4jSetup.MODEL).mode(mode).workers(s.workers()).batchSize(s.batchSize()).learningRate(s.learningRate())
-        .densityUp(s.density()).densityDown(s.density()).epochs(s.epochs()).seed(s.seed())
+        .densityUp(rho).densityDown(rho).epochs(s.epochs()).seed(s.seed())
         // the job's own per-epoch evaluation only after the last epoch, once this comparison's clock is read
         .evalEvery(s.epochs()).quiet(true).output(runDir.toString()).overwrite(true).build();
     Probe probe = new Probe(context.data().train(), context.data().test(), s);
@@ -49,7 +65,7 @@ final class BitopkSystem implements ComparedSystem {
     RunSummary summary = result.summary();
     String details = String.format(Locale.ROOT, "bitopk %s; rho %s up and down (topk)%s; %d workers; batch %d; "
         + "SGD lr %s; %d rounds; run directory %s; bytes = up_bytes + down_bytes_delivered",
-        mode.cliName(), s.density(), mode == Mode.DENSE ? " (unused: dense)" : "", s.workers(), s.batchSize(),
+        mode.cliName(), rho, mode == Mode.DENSE ? " (unused: dense)" : "", s.workers(), s.batchSize(),
         s.learningRate(), summary.iterations(), name());
     return SystemResult.ok(name(), details, probe.trace.build());
   }

@@ -2,6 +2,7 @@ package org.bitopk.job.baseline;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -55,8 +56,9 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
   boolean overwrite;
 
   @Option(names = "--systems", paramLabel = "LIST", split = ",", description = "Systems to compare, in this "
-      + "order: bitopk-bidirectional, bitopk-unidirectional, bitopk-dense, patm-F (F >= 1), shared, single-jvm "
-      + "(default: ${DEFAULT-VALUE}).")
+      + "order: bitopk-bidirectional, bitopk-unidirectional, bitopk-dense, patm-F (F >= 1), shared, single-jvm; "
+      + "bitopk-bidirectional-rho-RHO and bitopk-unidirectional-rho-RHO run with density RHO instead of "
+      + "--density (default: ${DEFAULT-VALUE}).")
   List<String> systems = new ArrayList<>(DEFAULT_SYSTEMS);
 
   @Option(names = "--target", paramLabel = "ACC", description = "Target test accuracy, a fraction (default: "
@@ -90,8 +92,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       + "${DEFAULT-VALUE}).")
   double lr = 0.1;
 
-  @Option(names = "--density", paramLabel = "RHO", description = "bitopk's density up and down (default: "
-      + "${DEFAULT-VALUE}).")
+  @Option(names = "--density", paramLabel = "RHO", description = "bitopk's density up and down, for "
+      + "systems without a -rho-RHO of their own (default: ${DEFAULT-VALUE}).")
   double density = 0.01;
 
   @Option(names = "--seed", paramLabel = "N", description = "Seed of the initial parameters and the data order "
@@ -224,10 +226,12 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     List<ComparedSystem> chosen = new ArrayList<>();
     for (String raw : names) {
       String name = raw.trim().toLowerCase(Locale.ROOT);
-      if (!seen.add(name)) {
+      ComparedSystem system = parseSystem(name);
+      // by the parsed name, so that -rho-0.001 and -rho-0.0010 are the same system (and run directory)
+      if (!seen.add(system.name())) {
         throw new IllegalArgumentException("--systems: '" + name + "' is listed twice");
       }
-      chosen.add(parseSystem(name));
+      chosen.add(system);
     }
     return chosen;
   }
@@ -235,8 +239,20 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
   private static ComparedSystem parseSystem(String name) {
     if (name.startsWith(BitopkSystem.PREFIX)) {
       for (Mode m : Mode.values()) {
-        if (name.equals(BitopkSystem.PREFIX + m.cliName())) {
-          return new BitopkSystem(m);
+        String mode = BitopkSystem.PREFIX + m.cliName();
+        if (name.equals(mode)) {
+          return new BitopkSystem(m, null);
+        }
+        if (name.startsWith(mode + BitopkSystem.DENSITY_INFIX)) {
+          String rho = name.substring(mode.length() + BitopkSystem.DENSITY_INFIX.length());
+          try {
+            return new BitopkSystem(m, new BigDecimal(rho));
+          } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--systems: '" + name + "': expected a density after '"
+                + BitopkSystem.DENSITY_INFIX + "', got '" + rho + "'");
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
+          }
         }
       }
     } else if (name.startsWith(ParameterAveraging.PREFIX)) {
@@ -250,7 +266,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       return new SharedTraining();
     }
     throw new IllegalArgumentException("--systems: unknown system '" + name + "'; expected bitopk-bidirectional, "
-        + "bitopk-unidirectional, bitopk-dense, patm-F (F an averaging frequency >= 1), shared or single-jvm");
+        + "bitopk-unidirectional (either with -rho-RHO for a density of its own), bitopk-dense, patm-F (F an averaging frequency >= 1), shared or single-jvm");
   }
 
   private static String describe(SystemResult r, double target) {

@@ -222,6 +222,30 @@ class TimeToAccuracyCommandTest {
   }
 
   @Test
+  void aBitopkSystemWithItsOwnDensityRunsAtItAndTheOthersAtDensityFlag() throws IOException {
+    Path dir = tmp.resolve("densities");
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", dir.toString(),
+        "--dataset", "synthetic:n=640,test=100", "--systems", "bitopk-bidirectional-rho-0.0500,bitopk-bidirectional",
+        "--density", "0.005", "--warm-up-seconds", "0", "--workers", "" + WORKERS, "--batch-size", "16",
+        "--eval-every", "5", "--max-seconds", "1e-9"},
+        SPARK.context(), new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+    assertEquals(0, code, e.toString());
+    ObjectMapper json = new ObjectMapper();
+    for (var system : Map.of("bitopk-bidirectional-rho-0.05", 0.05, "bitopk-bidirectional", 0.005).entrySet()) {
+      Path run = dir.resolve(system.getKey());
+      double rho = system.getValue();
+      JsonNode config = json.readTree(run.resolve("config.json").toFile());
+      assertEquals(rho, config.get("density-up").asDouble(), run.toString());
+      JsonNode first = json.readTree(Files.readAllLines(run.resolve("metrics/iterations.jsonl")).get(0));
+      assertEquals(rho * D, first.get("up_target_k").asDouble(), 1.0, first.toString());
+      Map<String, String> row = table(dir.resolve("time-to-accuracy.csv")).stream()
+          .filter(r -> r.get("system").equals(system.getKey())).findFirst().orElseThrow();
+      assertTrue(row.get("details").contains("rho " + rho + " up and down"), row.toString());
+    }
+  }
+
+  @Test
   void singleJvmMovesNoBytes() throws IOException {
     assertEquals("0", row("single-jvm").get("bytes_total"));
   }
@@ -238,7 +262,9 @@ class TimeToAccuracyCommandTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"--eval-every=0", "--systems=patm-0", "--systems=dl4j", "--target=1.5",
-      "--max-seconds=-1", "--workers=x", "--warm-up-seconds=-1"})
+      "--max-seconds=-1", "--workers=x", "--warm-up-seconds=-1", "--systems=bitopk-dense-rho-0.1",
+      "--systems=bitopk-bidirectional-rho-1.5", "--systems=bitopk-unidirectional-rho-x",
+      "--systems=bitopk-bidirectional-rho-0.1,bitopk-bidirectional-rho-0.10"})
   void badFlagsAreOneLineAndExitCode2(String flag) {
     StringWriter o = new StringWriter();
     StringWriter e = new StringWriter();
