@@ -85,9 +85,15 @@ public final class NetworkObjectiveFactory implements ObjectiveFactory<WorkerSha
     return model;
   }
 
+  /**
+   * The workers' replica: {@link #newNetwork()} with its 2-D convolutions as {@link DirectIm2colConvolutionLayer}
+   * (the same numbers, computed faster); the driver's network, the one written out, stays DL4J's own.
+   */
   @Override
   public WorkerObjective<WorkerShard> create() {
-    MultiLayerNetwork network = newNetwork();
+    MultiLayerNetwork network = new MultiLayerNetwork(
+        DirectIm2colConvolutionLayer.substitute(model.build(seed, channels, height, width, classes)));
+    network.init();
     derive(network);
     return new NetworkObjective(network, batchSize, seed, augment);
   }

@@ -1,0 +1,137 @@
+package org.bitopk.job.problem;
+
+import org.deeplearning4j.nn.conf.CNN2DFormat;
+import org.deeplearning4j.nn.conf.CacheMode;
+import org.deeplearning4j.nn.conf.ConvolutionMode;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.layers.convolution.ConvolutionLayer;
+import org.deeplearning4j.nn.params.ConvolutionParamInitializer;
+import org.deeplearning4j.nn.workspace.ArrayType;
+import org.deeplearning4j.nn.workspace.LayerWorkspaceMgr;
+import org.deeplearning4j.util.ConvolutionUtils;
+import org.nd4j.common.primitives.Pair;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.memory.MemoryWorkspace;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.api.shape.Shape;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * DL4J's convolution layer with a faster im2col. DL4J multiplies the im2col matrix, rows (example, output row,
+ * output column) by columns (channel, kernel row, kernel column), by the weights; to get it it lets ND4J's
+ * im2col write through a permuted view of that matrix, and ND4J's strided writes made this one step cost
+ * 23 ms of the Fashion-MNIST CNN's 86 ms worker step (its second convolution, a minibatch of 10). Here the
+ * same matrix is filled in Java in its own order and copied to ND4J in one piece (about 2 ms). Every later
+ * operation is DL4J's own, on an array of the same shape and strides, so the layer's output and gradients are
+ * DL4J's bit for bit ({@code DirectIm2colConvolutionTest}).
+ *
+ * <p>Only the common case takes this path: float data in NCHW and no cuDNN/oneDNN helper; anything else is
+ * DL4J's own code.
+ */
+final class DirectIm2colConvolution extends ConvolutionLayer {
+  private static final long serialVersionUID = 1L;
+
+  DirectIm2colConvolution(NeuralNetConfiguration conf, DataType dataType) {
+    super(conf, dataType);
+  }
+
+  @Override
+  protected Pair<INDArray, INDArray> preOutput(boolean training, boolean forBackprop,
+      LayerWorkspaceMgr workspaceMgr) {
+    org.deeplearning4j.nn.conf.layers.ConvolutionLayer c = layerConf();
+    if (helper != null || c.getCnn2dDataFormat() != CNN2DFormat.NCHW || dataType != DataType.FLOAT
+        || input == null || input.rank() != 4) {
+      return super.preOutput(training, forBackprop, workspaceMgr);
+    }
+    assertInputSet(false);
+    INDArray bias = getParamWithNoise(ConvolutionParamInitializer.BIAS_KEY, training, workspaceMgr);
+    INDArray weights = getParamWithNoise(ConvolutionParamInitializer.WEIGHT_KEY, training, workspaceMgr);
+    validateInputRank();
+    INDArray input = this.input.castTo(dataType);
+    long miniBatch = input.size(0);
+    long outDepth = weights.size(0);
+    long inDepth = weights.size(1);
+    validateInputDepth(inDepth);
+    int kH = (int) weights.size(2);
+    int kW = (int) weights.size(3);
+    int[] dilation = c.getDilation();
+    int[] kernel = c.getKernelSize();
+    int[] strides = c.getStride();
+    int[] pad;
+    int[] outSize;
+    if (convolutionMode == ConvolutionMode.Same) {
+      outSize = ConvolutionUtils.getOutputSize(input, kernel, strides, null, convolutionMode, dilation,
+          CNN2DFormat.NCHW);
+      pad = ConvolutionUtils.getSameModeTopLeftPadding(outSize,
+          new int[] {(int) input.size(2), (int) input.size(3)}, kernel, strides, dilation);
+    } else {
+      pad = c.getPadding();
+      outSize = ConvolutionUtils.getOutputSize(input, kernel, strides, pad, convolutionMode, dilation,
+          CNN2DFormat.NCHW);
+    }
+    int outH = outSize[0];
+    int outW = outSize[1];
+    if (preOutput != null && i2d != null && forBackprop) {
+      return new Pair<>(preOutput, i2d);
+    }
+
+    INDArray col = im2col(input, outH, outW, kH, kW, strides, pad, dilation);
+    // from here on DL4J's ConvolutionLayer.preOutput (1.0.0-M2.1), unchanged
+    INDArray im2col2d = Shape.newShapeNoCopy(col, new long[] {miniBatch * outH * outW, inDepth * kH * kW}, false);
+    INDArray permutedW = weights.permute(3, 2, 1, 0);
+    INDArray reshapedW = permutedW.reshape('f', (long) kW * kH * inDepth, outDepth);
+    INDArray z = workspaceMgr.createUninitialized(ArrayType.ACTIVATIONS, weights.dataType(),
+        new long[] {im2col2d.size(0), reshapedW.size(1)}, 'f');
+    im2col2d.mmuli(reshapedW, z);
+    if (c.hasBias()) {
+      z.addiRowVector(bias);
+    }
+    z = Shape.newShapeNoCopy(z, new long[] {outW, outH, miniBatch, outDepth}, true);
+    z = z.permute(2, 3, 1, 0);
+    if (training && cacheMode != CacheMode.NONE && workspaceMgr.hasConfiguration(ArrayType.FF_CACHE)
+        && workspaceMgr.isWorkspaceOpen(ArrayType.FF_CACHE)) {
+      try (MemoryWorkspace ws = workspaceMgr.notifyScopeBorrowed(ArrayType.FF_CACHE)) {
+        i2d = im2col2d.unsafeDuplication();
+      }
+    }
+    return new Pair<>(z, forBackprop ? im2col2d : null);
+  }
+
+  /**
+   * The im2col array DL4J builds, {@code [miniBatch, outH, outW, inDepth, kH, kW]} in c order: entry
+   * (b, oh, ow, c, i, j) is input (b, c, oh·sH − pH + i·dH, ow·sW − pW + j·dW), 0 outside the image (ND4J's
+   * im2col, as DL4J calls it, has the same definition).
+   */
+  static INDArray im2col(INDArray input, int outH, int outW, int kH, int kW, int[] strides, int[] pad,
+      int[] dilation) {
+    int n = (int) input.size(0);
+    int channels = (int) input.size(1);
+    int h = (int) input.size(2);
+    int w = (int) input.size(3);
+    float[] in = input.reshape('c', new long[] {input.length()}).toFloatVector();
+    float[] out = new float[Math.multiplyExact(Math.multiplyExact(n * outH * outW, channels), kH * kW)];
+    int o = 0;
+    for (int b = 0; b < n; b++) {
+      for (int oh = 0; oh < outH; oh++) {
+        for (int ow = 0; ow < outW; ow++) {
+          for (int ch = 0; ch < channels; ch++) {
+            int image = (b * channels + ch) * h;
+            for (int i = 0; i < kH; i++) {
+              int row = oh * strides[0] - pad[0] + i * dilation[0];
+              if (row < 0 || row >= h) {
+                o += kW;   // the array starts zeroed
+                continue;
+              }
+              int base = (image + row) * w;
+              for (int j = 0; j < kW; j++) {
+                int column = ow * strides[1] - pad[1] + j * dilation[1];
+                out[o++] = column >= 0 && column < w ? in[base + column] : 0f;
+              }
+            }
+          }
+        }
+      }
+    }
+    return Nd4j.create(out, new long[] {n, outH, outW, channels, kH, kW}, 'c');
+  }
+}
