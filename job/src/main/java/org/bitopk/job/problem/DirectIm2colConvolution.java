@@ -21,7 +21,7 @@ import org.nd4j.linalg.factory.Nd4j;
  * output column) by columns (channel, kernel row, kernel column), by the weights; to get it it lets ND4J's
  * im2col write through a permuted view of that matrix, and ND4J's strided writes made this one step cost
  * 23 ms of the Fashion-MNIST CNN's 86 ms worker step (its second convolution, a minibatch of 10). Here the
- * same matrix is filled in Java in its own order and copied to ND4J in one piece (about 2 ms). Every later
+ * same matrix is filled in Java in its own order and copied to ND4J in one piece. Every later
  * operation is DL4J's own, on an array of the same shape and strides, so the layer's output and gradients are
  * DL4J's bit for bit ({@code DirectIm2colConvolutionTest}).
  *
@@ -100,7 +100,10 @@ final class DirectIm2colConvolution extends ConvolutionLayer {
   /**
    * The im2col array DL4J builds, {@code [miniBatch, outH, outW, inDepth, kH, kW]} in c order: entry
    * (b, oh, ow, c, i, j) is input (b, c, oh·sH − pH + i·dH, ow·sW − pW + j·dW), 0 outside the image (ND4J's
-   * im2col, as DL4J calls it, has the same definition).
+   * im2col, as DL4J calls it, has the same definition). Built in a Java array, where the kernel rows that fall
+   * inside the image are contiguous runs of the input row (one {@code arraycopy} each at dilation 1) and the
+   * rest stays zero, then written into ND4J's memory in one bulk copy ({@code Nd4j.create} from an array costs
+   * several times that).
    */
   static INDArray im2col(INDArray input, int outH, int outW, int kH, int kW, int[] strides, int[] pad,
       int[] dilation) {
@@ -109,29 +112,66 @@ final class DirectIm2colConvolution extends ConvolutionLayer {
     int h = (int) input.size(2);
     int w = (int) input.size(3);
     float[] in = input.reshape('c', new long[] {input.length()}).toFloatVector();
-    float[] out = new float[Math.multiplyExact(Math.multiplyExact(n * outH * outW, channels), kH * kW)];
+    int patch = Math.multiplyExact(channels, kH * kW);
+    float[] out = new float[Math.multiplyExact(n * outH * outW, patch)];
+    // the kernel rows (columns) inside the image, per output row (column): [lo, hi)
+    int[] rowLo = new int[outH];
+    int[] rowHi = new int[outH];
+    insideRange(outH, h, kH, strides[0], pad[0], dilation[0], rowLo, rowHi);
+    int[] colLo = new int[outW];
+    int[] colHi = new int[outW];
+    insideRange(outW, w, kW, strides[1], pad[1], dilation[1], colLo, colHi);
+    int dW = dilation[1];
     int o = 0;
     for (int b = 0; b < n; b++) {
       for (int oh = 0; oh < outH; oh++) {
+        int top = oh * strides[0] - pad[0];
         for (int ow = 0; ow < outW; ow++) {
+          int left = ow * strides[1] - pad[1];
+          int lo = colLo[ow];
+          int hi = colHi[ow];
+          if (lo == hi) {   // every tap of this output column is padding: the patch stays zero
+            o += patch;
+            continue;
+          }
           for (int ch = 0; ch < channels; ch++) {
             int image = (b * channels + ch) * h;
-            for (int i = 0; i < kH; i++) {
-              int row = oh * strides[0] - pad[0] + i * dilation[0];
-              if (row < 0 || row >= h) {
-                o += kW;   // the array starts zeroed
-                continue;
-              }
-              int base = (image + row) * w;
-              for (int j = 0; j < kW; j++) {
-                int column = ow * strides[1] - pad[1] + j * dilation[1];
-                out[o++] = column >= 0 && column < w ? in[base + column] : 0f;
+            for (int i = rowLo[oh]; i < rowHi[oh]; i++) {
+              int source = (image + top + i * dilation[0]) * w + left;
+              int target = o + (ch * kH + i) * kW;
+              if (dW == 1) {
+                System.arraycopy(in, source + lo, out, target + lo, hi - lo);
+              } else {
+                for (int j = lo; j < hi; j++) {
+                  out[target + j] = in[source + j * dW];
+                }
               }
             }
           }
+          o += patch;
         }
       }
     }
-    return Nd4j.create(out, new long[] {n, outH, outW, channels, kH, kW}, 'c');
+    INDArray col = Nd4j.createUninitialized(DataType.FLOAT, new long[] {n, outH, outW, channels, kH, kW}, 'c');
+    col.data().asNioFloat().put(out);
+    return col;
+  }
+
+  /** For each output position p: the kernel taps t with 0 ≤ p·stride − pad + t·dilation < size, as [lo, hi). */
+  private static void insideRange(int outputs, int size, int kernel, int stride, int pad, int dilation, int[] lo,
+      int[] hi) {
+    for (int p = 0; p < outputs; p++) {
+      int start = p * stride - pad;
+      int first = 0;
+      while (first < kernel && start + first * dilation < 0) {
+        first++;
+      }
+      int end = first;
+      while (end < kernel && start + end * dilation < size) {
+        end++;
+      }
+      lo[p] = first;
+      hi[p] = end;
+    }
   }
 }

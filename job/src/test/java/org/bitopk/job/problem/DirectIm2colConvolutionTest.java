@@ -48,7 +48,9 @@ class DirectIm2colConvolutionTest {
       "3, 3, 9, 7, 3, 3, 2, 2, 1, 1, 1",
       "2, 4, 8, 11, 3, 2, 1, 3, 0, 1, 2",
       "1, 2, 5, 5, 5, 5, 1, 1, 0, 0, 1",
-      "4, 1, 6, 6, 1, 1, 2, 1, 0, 0, 1"})
+      "4, 1, 6, 6, 1, 1, 2, 1, 0, 0, 1",
+      "2, 3, 5, 4, 2, 3, 1, 1, 3, 4, 1",
+      "2, 2, 7, 7, 3, 3, 1, 2, 3, 2, 3"})
   void im2colEqualsNd4jsThroughDl4jsPermutedView(int n, int channels, int h, int w, int kH, int kW, int sH,
       int sW, int pH, int pW, int dilation) {
     INDArray input = images(n * 31L + channels, n, channels, h, w);
