@@ -266,7 +266,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       return new SharedTraining();
     }
     throw new IllegalArgumentException("--systems: unknown system '" + name + "'; expected bitopk-bidirectional, "
-        + "bitopk-unidirectional (either with -rho-RHO for a density of its own), bitopk-dense, patm-F (F an averaging frequency >= 1), shared or single-jvm");
+        + "bitopk-unidirectional (either with -rho-RHO for a density of its own), bitopk-dense, patm-F (F an "
+        + "averaging frequency >= 1), shared or single-jvm");
   }
 
   private static String describe(SystemResult r, double target) {

@@ -39,14 +39,13 @@ final class DirectIm2colConvolution extends ConvolutionLayer {
   protected Pair<INDArray, INDArray> preOutput(boolean training, boolean forBackprop,
       LayerWorkspaceMgr workspaceMgr) {
     org.deeplearning4j.nn.conf.layers.ConvolutionLayer c = layerConf();
+    // a missing or wrongly shaped input also goes to DL4J's code, for DL4J's own error message
     if (helper != null || c.getCnn2dDataFormat() != CNN2DFormat.NCHW || dataType != DataType.FLOAT
         || input == null || input.rank() != 4) {
       return super.preOutput(training, forBackprop, workspaceMgr);
     }
-    assertInputSet(false);
     INDArray bias = getParamWithNoise(ConvolutionParamInitializer.BIAS_KEY, training, workspaceMgr);
     INDArray weights = getParamWithNoise(ConvolutionParamInitializer.WEIGHT_KEY, training, workspaceMgr);
-    validateInputRank();
     INDArray input = this.input.castTo(dataType);
     long miniBatch = input.size(0);
     long outDepth = weights.size(0);

@@ -1,6 +1,7 @@
 package org.bitopk.job.problem;
 
 import org.bitopk.datasets.WorkerShard;
+import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -76,7 +77,11 @@ public final class NetworkObjectiveFactory implements ObjectiveFactory<WorkerSha
 
   /** A freshly initialised network; its initial parameters depend only on the seed. */
   public MultiLayerNetwork newNetwork() {
-    MultiLayerNetwork network = new MultiLayerNetwork(model.build(seed, channels, height, width, classes));
+    return initialised(model.build(seed, channels, height, width, classes));
+  }
+
+  private static MultiLayerNetwork initialised(MultiLayerConfiguration configuration) {
+    MultiLayerNetwork network = new MultiLayerNetwork(configuration);
     network.init();
     return network;
   }
@@ -91,9 +96,8 @@ public final class NetworkObjectiveFactory implements ObjectiveFactory<WorkerSha
    */
   @Override
   public WorkerObjective<WorkerShard> create() {
-    MultiLayerNetwork network = new MultiLayerNetwork(
+    MultiLayerNetwork network = initialised(
         DirectIm2colConvolutionLayer.substitute(model.build(seed, channels, height, width, classes)));
-    network.init();
     derive(network);
     return new NetworkObjective(network, batchSize, seed, augment);
   }
