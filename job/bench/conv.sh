@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # JMH benchmark of one Fashion-MNIST CNN worker step, DL4J's convolution layer against DirectIm2colConvolution,
-# and of the two im2col calls alone (see ConvolutionStepBenchmark). Extra JMH options as arguments, e.g. -f 2.
+# and of the kernels it replaces, each alone (see ConvolutionStepBenchmark). Extra JMH options as arguments, e.g. -f 2.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"

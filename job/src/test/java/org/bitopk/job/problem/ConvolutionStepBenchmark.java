@@ -27,9 +27,10 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
  * One worker step of the Fashion-MNIST CNN ({@code cnn-bn}, a minibatch of 10: forward, loss, backward), with
- * DL4J's convolution layer (the baseline) and with {@link DirectIm2colConvolution}, in the same JVM; and the two
- * im2col calls alone, for the second convolution's input (10×16×14×14, 5×5, pad 2). {@link #main} prints the
- * times and the speed-ups. One thread, {@code OMP_NUM_THREADS=1}: an executor's task. Run with
+ * DL4J's convolution layer (the baseline) and with {@link DirectIm2colConvolution}, in the same JVM; and, for the
+ * second convolution (input 10×16×14×14, 32 filters of 5×5, pad 2), each replaced kernel alone against DL4J's way
+ * of calling it: im2col and the input gradient's matrix product. {@link #main} prints the times and the
+ * speed-ups. One thread, {@code OMP_NUM_THREADS=1}: an executor's task. Run with
  * {@code job/bench/conv.sh}.
  */
 @State(Scope.Benchmark)
@@ -45,6 +46,8 @@ public class ConvolutionStepBenchmark {
   private MultiLayerNetwork dl4j;
   private MultiLayerNetwork direct;
   private INDArray secondConvolutionInput;
+  private INDArray w2d;
+  private INDArray delta2d;
 
   @Setup
   public void setUp() {
@@ -68,6 +71,8 @@ public class ConvolutionStepBenchmark {
       net.setLabels(labels);
     }
     secondConvolutionInput = Nd4j.rand(DataType.FLOAT, batch, 16, 14, 14);
+    w2d = Nd4j.rand(DataType.FLOAT, 32, 16, 5, 5).permute(3, 2, 1, 0).reshape('f', 400, 32);
+    delta2d = Nd4j.rand(DataType.FLOAT, 32, batch * 196L);
   }
 
   @Benchmark
@@ -96,6 +101,18 @@ public class ConvolutionStepBenchmark {
         new int[] {2, 2}, new int[] {1, 1});
   }
 
+  @Benchmark
+  public INDArray inputGradientProductMmul() {
+    return w2d.mmul(delta2d);
+  }
+
+  @Benchmark
+  public INDArray inputGradientProductGemm() {
+    INDArray out = Nd4j.createUninitialized(DataType.FLOAT, new long[] {400, batch * 196L}, 'f');
+    Nd4j.gemm(w2d, delta2d, out, false, false, 1.0, 0.0);
+    return out;
+  }
+
   public static void main(String[] args) throws Exception {
     CommandLineOptions commandLine = new CommandLineOptions(args);
     OptionsBuilder options = new OptionsBuilder();
@@ -110,11 +127,13 @@ public class ConvolutionStepBenchmark {
       ms.put(label.substring(label.lastIndexOf('.') + 1),
           new double[] {r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError()});
     }
-    StringBuilder out = new StringBuilder("| kernel | ms/op | ± (99.9 %) | speed-up vs DL4J's |\n|---|---:|---:|---:|\n");
+    StringBuilder out = new StringBuilder("| kernel | ms/op | ± (99.9 %) | speed-up vs DL4J's way |\n|---|---:|---:|---:|\n");
     row(out, ms, "stepDl4jConvolution", "stepDl4jConvolution");
     row(out, ms, "stepDirectIm2col", "stepDl4jConvolution");
     row(out, ms, "im2colNd4jPermutedView", "im2colNd4jPermutedView");
     row(out, ms, "im2colDirect", "im2colNd4jPermutedView");
+    row(out, ms, "inputGradientProductMmul", "inputGradientProductMmul");
+    row(out, ms, "inputGradientProductGemm", "inputGradientProductMmul");
     System.out.println(out);
   }
 

@@ -83,8 +83,10 @@ class DirectIm2colConvolutionTest {
         .layer(new ConvolutionLayer.Builder(kernel, kernel).stride(stride, stride).padding(pad, pad)
             .dilation(dilation, dilation).convolutionMode(mode).hasBias(bias).nOut(6)
             .activation(Activation.TANH).build())
-        .layer(new ConvolutionLayer.Builder(3, 3).nOut(4).convolutionMode(mode).activation(Activation.RELU)
-            .build())
+        // the same geometry again: the second layer's input gradient (its col2im) reaches the first's weights
+        .layer(new ConvolutionLayer.Builder(kernel, kernel).stride(stride, stride).padding(pad, pad)
+            .dilation(dilation, dilation).convolutionMode(mode).hasBias(bias).nOut(4)
+            .activation(Activation.RELU).build())
         .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nOut(5).activation(Activation.SOFTMAX)
             .build())
         .setInputType(InputType.convolutional(h, w, channels)).build();
