@@ -25,8 +25,8 @@ import org.nd4j.linalg.factory.Nd4j;
  * im2col write through a permuted view of that matrix, and ND4J's strided writes made this one step cost
  * 23 ms of the Fashion-MNIST CNN's 86 ms worker step (its second convolution, a minibatch of 10). Here the
  * same matrix is filled in Java in its own order and copied to ND4J in one piece. The backward pass reuses
- * it, and computes the input gradient's matrix product with {@code Nd4j.gemm} into a preallocated array, as
- * fast again as DL4J's {@code mmul} for the same bits. Every other operation is DL4J's own, on arrays of the
+ * it, and computes the input gradient's matrix product with {@code Nd4j.gemm} into a preallocated array, about
+ * twice as fast as DL4J's {@code mmul} for the same bits. Every other operation is DL4J's own, on arrays of the
  * same shapes and strides, so the layer's output and gradients are DL4J's bit for bit
  * ({@code DirectIm2colConvolutionTest}).
  *
@@ -40,7 +40,10 @@ final class DirectIm2colConvolution extends ConvolutionLayer {
     super(conf, dataType);
   }
 
-  /** Whether this input takes the direct path; anything else, a missing input included, goes to DL4J's code. */
+  /**
+   * Whether this input takes the direct path. Anything else goes to DL4J's code: other formats, types and
+   * helpers, and a missing or wrongly shaped input too, for DL4J's own error message.
+   */
   private boolean direct() {
     return helper == null && layerConf().getCnn2dDataFormat() == CNN2DFormat.NCHW && dataType == DataType.FLOAT
         && input != null && input.rank() == 4;

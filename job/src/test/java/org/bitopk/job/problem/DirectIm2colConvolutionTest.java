@@ -154,6 +154,43 @@ class DirectIm2colConvolutionTest {
     assertArrayEquals(plain.params().toFloatVector(), direct.params().toFloatVector());
   }
 
+  /**
+   * Dropout and weight noise draw from ND4J's random stream in the forward pass and are undone in the backward
+   * pass (backpropDropOutIfPresent, the cached noisy weights); with the stream reseeded before each network the
+   * two layers must draw the same numbers and compute the same gradient.
+   */
+  @Test
+  void dropoutAndWeightNoiseGiveDl4jsGradientBitForBit() {
+    float[][] gradients = new float[2][];
+    double[] scores = new double[2];
+    for (int n = 0; n < 2; n++) {
+      MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(9).updater(new NoOp()).list()
+          .layer(new ConvolutionLayer.Builder(3, 3).padding(1, 1).nOut(5).activation(Activation.TANH).build())
+          .layer(new ConvolutionLayer.Builder(3, 3).nOut(4).dropOut(0.7)
+              .weightNoise(new org.deeplearning4j.nn.conf.weightnoise.WeightNoise(
+                  new org.deeplearning4j.nn.conf.distribution.NormalDistribution(0, 0.05)))
+              .activation(Activation.RELU).build())
+          .layer(new OutputLayer.Builder(LossFunctions.LossFunction.MCXENT).nOut(3).activation(Activation.SOFTMAX)
+              .build())
+          .setInputType(InputType.convolutional(9, 9, 2)).build();
+      MultiLayerNetwork net = new MultiLayerNetwork(n == 0 ? conf : DirectIm2colConvolutionLayer.substitute(conf));
+      net.init();
+      net.setInput(images(13, 4, 2, 9, 9));
+      INDArray labels = Nd4j.zeros(DataType.FLOAT, 4, 3);
+      for (int i = 0; i < 4; i++) {
+        labels.putScalar(i, i % 3, 1f);
+      }
+      net.setLabels(labels);
+      Nd4j.getRandom().setSeed(77);
+      net.computeGradientAndScore();
+      gradients[n] = net.gradient().gradient().toFloatVector();
+      scores[n] = net.score();
+    }
+    assertEquals(scores[0], scores[1]);
+    assertArrayEquals(gradients[0], gradients[1]);
+    assertTrue(maxAbs(gradients[0]) > 0, "a gradient of zeros would prove nothing");
+  }
+
   @Test
   void substituteReplacesOnlyPlainNchwConvolutionsAndCopiesEveryField() {
     MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder().seed(1).list()
