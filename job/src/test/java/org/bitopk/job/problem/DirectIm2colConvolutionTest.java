@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
+import java.util.function.IntUnaryOperator;
 import org.deeplearning4j.nn.conf.CNN2DFormat;
 import org.deeplearning4j.nn.conf.ConvolutionMode;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
@@ -112,10 +113,7 @@ class DirectIm2colConvolutionTest {
     assertArrayEquals(plain.params().toFloatVector(), direct.params().toFloatVector());
 
     INDArray x = images(11, 6, channels, h, w);
-    INDArray labels = Nd4j.zeros(DataType.FLOAT, 6, 5);
-    for (int i = 0; i < 6; i++) {
-      labels.putScalar(i, i % 5, 1f);
-    }
+    INDArray labels = oneHot(6, 5, i -> i % 5);
     assertArrayEquals(plain.output(x, false).ravel().toFloatVector(), direct.output(x, false).ravel().toFloatVector());
     for (MultiLayerNetwork net : new MultiLayerNetwork[] {plain, direct}) {
       net.setInput(x);
@@ -139,10 +137,8 @@ class DirectIm2colConvolutionTest {
     assertSame(DirectIm2colConvolution.class, direct.getLayer(0).getClass());
     for (int step = 0; step < 10; step++) {
       INDArray x = images(100 + step, 10, 1, 28, 28).reshape(10, 784);
-      INDArray labels = Nd4j.zeros(DataType.FLOAT, 10, 10);
-      for (int i = 0; i < 10; i++) {
-        labels.putScalar(i, (i * 7 + step) % 10, 1f);
-      }
+      int shift = step;
+      INDArray labels = oneHot(10, 10, i -> (i * 7 + shift) % 10);
       for (MultiLayerNetwork net : new MultiLayerNetwork[] {plain, direct}) {
         net.setInput(x);
         net.setLabels(labels);
@@ -176,11 +172,7 @@ class DirectIm2colConvolutionTest {
       MultiLayerNetwork net = new MultiLayerNetwork(n == 0 ? conf : DirectIm2colConvolutionLayer.substitute(conf));
       net.init();
       net.setInput(images(13, 4, 2, 9, 9));
-      INDArray labels = Nd4j.zeros(DataType.FLOAT, 4, 3);
-      for (int i = 0; i < 4; i++) {
-        labels.putScalar(i, i % 3, 1f);
-      }
-      net.setLabels(labels);
+      net.setLabels(oneHot(4, 3, i -> i % 3));
       Nd4j.getRandom().setSeed(77);
       net.computeGradientAndScore();
       gradients[n] = net.gradient().gradient().toFloatVector();
@@ -210,6 +202,15 @@ class DirectIm2colConvolutionTest {
     assertEquals(first.toString(), replaced.toString());   // Lombok's, over the superclasses' fields too
     assertSame(nhwc, conf.getConf(1).getLayer());
     assertSame(output, conf.getConf(2).getLayer());
+  }
+
+  /** Labels with row i's class {@code classOf(i)}. */
+  private static INDArray oneHot(int rows, int classes, IntUnaryOperator classOf) {
+    INDArray labels = Nd4j.zeros(DataType.FLOAT, rows, classes);
+    for (int i = 0; i < rows; i++) {
+      labels.putScalar(i, classOf.applyAsInt(i), 1f);
+    }
+    return labels;
   }
 
   private static double maxAbs(float[] v) {
