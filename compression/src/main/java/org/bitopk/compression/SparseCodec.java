@@ -7,31 +7,39 @@ package org.bitopk.compression;
  * offset  size     field
  * 0       2        magic 0xB7 0x0C
  * 2       1        version (1)
- * 3       1        layout: bits 0-1 index layout (0 = delta varint, 1 = bitmap, 2 = dense), bit 2 = FP16 values,
- *                  bit 3 = power-of-two values (never both bits 2 and 3)
+ * 3       1        layout: bits 0-1 index layout (0 = delta varint, 1 = bitmap, 2 = dense, 3 = Rice), bits 2-5 at
+ *                  most one value flag: 0x4 FP16, 0x8 power-of-two, 0x10 BF16, 0x20 INT8 (none: FP32)
  * 4       1..5     dimension, unsigned LEB128 varint, >= 1
  * ..      1..5     nnz, unsigned LEB128 varint, <= dimension
  * ..               indices: DELTA  nnz varints: index[0] + 1, then index[i] - index[i-1] (each >= 1)
  *                           BITMAP ceil(dimension / 8) bytes, bit (i mod 8) of byte i/8 set iff i is stored
  *                           DENSE  nothing: nnz == dimension and the indices are 0 .. dimension-1
- * ..               values:  nnz values, FP32 (4 bytes) or FP16 (2 bytes), little-endian, in index order
+ *                           RICE   1 byte parameter b, then the Golomb-Rice codes of the gaps minus one
+ *                                  (see {@link RiceGaps}), padded with zero bits to a byte
+ * ..               values:  nnz values in index order, little-endian: FP32 (4 bytes), FP16 or BF16 (2 bytes)
+ *                           INT8   a float32 scale s, then nnz signed bytes q in [-127, 127]; value = q * s
  *                           POW2   ceil(9 nnz / 8) bytes: value i is the 9-bit code at bits [9i, 9i + 9) of the
  *                                  section read as one little-endian bit string (bit b is bit b mod 8 of byte b/8);
  *                                  padding bits after the last code are 0
  * </pre>
  *
+ * <p><b>Value formats.</b> {@link #encode} writes {@code format.round(values)} (see {@link ValueFormat}); rounding is
+ * idempotent, so a vector whose values are already exact in the format (what {@link ErrorFeedback} sends under a
+ * narrower format) decodes to itself bit for bit.
+ *
  * <p><b>Power-of-two values.</b> When every value is ±0 or ±2^e with a normal exponent (e in [-126, 127]), which is
  * what natural compression sends, each value is stored as the 9-bit code formed by its float32 sign and 8-bit
  * biased exponent fields (bits 31-23), and decodes as {@code Float.intBitsToFloat(code << 23)}: exact, 9 bits
- * instead of 32. {@link #encode} uses it whenever it applies, since it is exact and smaller; for an FP16 request
- * only when every value is also exactly a half (zero or 2^e with e in [-24, 15]), so the decoded values are those
- * FP16 would give. The code with exponent field 255 is refused by the decoder (it would be infinite).
+ * instead of 32. {@link #encode} uses it whenever it applies, since it is exact and smaller; for a narrower format
+ * only when every value is also exact in it (for FP16, zero or 2^e with e in [-24, 15]), so the decoded values are
+ * those the format would give. The code with exponent field 255 is refused by the decoder (it would be infinite).
  *
- * <p>{@link #encode} computes the exact size of every applicable layout and writes the smallest (ties prefer
- * delta, then bitmap). Delta varints win at the low densities of gradient sparsification (~2 bytes per index at
- * density 0.001); the bitmap (1 bit per coordinate) wins above roughly 1/16; dense wins only when every coordinate
- * is stored. Dense is restricted to {@code nnz == dimension} because a stored zero and an absent coordinate would
- * otherwise be indistinguishable, and the round trip must be exact.
+ * <p>{@link #encode} computes the exact size of every applicable index layout and writes the smallest (ties prefer
+ * delta, then bitmap, then Rice). Delta varints cost a whole number of bytes a gap (~2 bytes at density 0.001);
+ * Rice codes come within a few percent of the floor {@code log2 C(d, k) / k} bits an index at every density, so
+ * they win from about density 0.001 on; the bitmap (1 bit per coordinate) only wins for indices that crowd
+ * together; dense wins only when every coordinate is stored. Dense is restricted to {@code nnz == dimension} because
+ * a stored zero and an absent coordinate would otherwise be indistinguishable, and the round trip must be exact.
  *
  * <p>Deltas are stored as {@code index[i] - index[i-1]} with an implicit {@code index[-1] = -1}, so every delta of a
  * valid vector is at least 1 and the decoder can report a zero delta as a non-increasing index.
@@ -44,37 +52,41 @@ public final class SparseCodec {
   static final int LAYOUT_DELTA = 0;
   static final int LAYOUT_BITMAP = 1;
   static final int LAYOUT_DENSE = 2;
+  static final int LAYOUT_RICE = 3;
   static final int FLAG_FP16 = 4;
   static final int FLAG_POW2 = 8;
+  static final int FLAG_BF16 = 16;
+  static final int FLAG_INT8 = 32;
 
   private SparseCodec() {}
 
   /**
-   * Encodes {@code v} in the smallest layout.
+   * Encodes {@code v} in the smallest layout, its values rounded by {@code format.round} (FP32: unchanged).
    *
-   * @throws IllegalArgumentException for FP16 when a value's magnitude rounds above 65504 (|v| >= 65520)
+   * @throws IllegalArgumentException when a value overflows the format: for FP16 when its magnitude rounds above
+   *     65504 (|v| >= 65520); for BF16 and INT8 only within an ulp of {@code Float.MAX_VALUE}
    */
   public static byte[] encode(SparseVector v, ValueFormat format) {
     if (v == null || format == null) {
       throw new IllegalArgumentException("vector and format must not be null");
     }
     int[] idx = v.indicesUnsafe();
-    float[] val = v.valuesUnsafe();
+    float[] raw = v.valuesUnsafe();
     int d = v.dimension();
     int nnz = idx.length;
-    if (format == ValueFormat.FP16) {
-      for (int i = 0; i < nnz; i++) {
-        if (!(Math.abs(val[i]) < 65520f)) {
-          throw new IllegalArgumentException("value " + val[i] + " at index " + idx[i]
-              + " overflows FP16; expected |value| < 65520 (largest half 65504), or use FP32");
-        }
+    float[] val = format == ValueFormat.FP32 ? raw : format.round(raw);
+    for (int i = 0; i < nnz; i++) {
+      if (!Float.isFinite(val[i])) {
+        throw new IllegalArgumentException("value " + raw[i] + " at index " + idx[i] + " overflows " + format
+            + (format == ValueFormat.FP16 ? "; expected |value| < 65520 (largest half 65504), or use FP32"
+                : "; expected a magnitude below Float.MAX_VALUE by more than an ulp, or use FP32"));
       }
     }
     long indexPlan = indexPlan(idx, d);
     int layout = (int) (indexPlan & 3);
     long bitmapBytes = (d + 7L) >>> 3;
-    boolean pow2 = powersOfTwo(val, format);
-    long total = 4L + varintSize(d) + varintSize(nnz) + (indexPlan >>> 2) + valueBytes(nnz, format, pow2);
+    boolean pow2 = powersOfTwo(raw, val, format);
+    long total = 4L + varintSize(d) + varintSize(nnz) + (indexPlan >>> 8) + valueBytes(nnz, format, pow2);
     if (total > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException("encoded size " + total + " bytes exceeds the 2 GiB array limit");
     }
@@ -82,7 +94,7 @@ public final class SparseCodec {
     out[0] = (byte) MAGIC_0;
     out[1] = (byte) MAGIC_1;
     out[2] = (byte) VERSION;
-    out[3] = (byte) (layout | (pow2 ? FLAG_POW2 : format == ValueFormat.FP16 ? FLAG_FP16 : 0));
+    out[3] = (byte) (layout | (pow2 ? FLAG_POW2 : valueFlag(format)));
     int pos = writeVarint(out, 4, d);
     pos = writeVarint(out, pos, nnz);
     if (layout == LAYOUT_DELTA) {
@@ -96,57 +108,94 @@ public final class SparseCodec {
         out[pos + (index >>> 3)] |= (byte) (1 << (index & 7));
       }
       pos += (int) bitmapBytes;
+    } else if (layout == LAYOUT_RICE) {
+      pos = RiceGaps.write(out, pos, idx, (int) (indexPlan >>> 2) & 63);
     }
     if (pow2) {
-      // Eight codes are 72 bits, nine whole bytes: the first seven and bit 0 of the eighth fill a long.
-      int i = 0;
-      for (; i + 8 <= nnz; i += 8) {
-        long word = 0;
-        for (int j = 0; j < 7; j++) {
-          word |= (long) (Float.floatToRawIntBits(val[i + j]) >>> 23) << (9 * j);
-        }
-        int last = Float.floatToRawIntBits(val[i + 7]) >>> 23;
-        word |= (long) last << 63;
-        for (int b = 0; b < 8; b++) {
-          out[pos++] = (byte) (word >>> (8 * b));
-        }
-        out[pos++] = (byte) (last >>> 1);
-      }
-      long acc = 0;
-      int bits = 0;
-      for (; i < nnz; i++) {
-        acc |= (long) (Float.floatToRawIntBits(val[i]) >>> 23) << bits;
-        bits += 9;
-        while (bits >= 8) {
-          out[pos++] = (byte) acc;
-          acc >>>= 8;
-          bits -= 8;
-        }
-      }
-      if (bits > 0) {
-        out[pos++] = (byte) acc;
-      }
+      writePowersOfTwo(out, pos, val);
     } else if (format == ValueFormat.FP16) {
       for (int i = 0; i < nnz; i++) {
         short h = Half.fromFloat(val[i]);
         out[pos++] = (byte) h;
         out[pos++] = (byte) (h >>> 8);
       }
-    } else {
+    } else if (format == ValueFormat.BF16) {
       for (int i = 0; i < nnz; i++) {
         int bits = Float.floatToRawIntBits(val[i]);
-        out[pos++] = (byte) bits;
-        out[pos++] = (byte) (bits >>> 8);
         out[pos++] = (byte) (bits >>> 16);
         out[pos++] = (byte) (bits >>> 24);
+      }
+    } else if (format == ValueFormat.INT8) {
+      float scale = ValueFormat.int8Scale(val);
+      pos = writeFloat(out, pos, scale);
+      for (int i = 0; i < nnz; i++) {
+        out[pos++] = (byte) (scale == 0 ? 0 : ValueFormat.int8Code(val[i], scale));
+      }
+    } else {
+      for (int i = 0; i < nnz; i++) {
+        pos = writeFloat(out, pos, val[i]);
       }
     }
     return out;
   }
 
+  private static int writeFloat(byte[] out, int pos, float value) {
+    int bits = Float.floatToRawIntBits(value);
+    out[pos++] = (byte) bits;
+    out[pos++] = (byte) (bits >>> 8);
+    out[pos++] = (byte) (bits >>> 16);
+    out[pos++] = (byte) (bits >>> 24);
+    return pos;
+  }
+
+  private static void writePowersOfTwo(byte[] out, int pos, float[] val) {
+    int nnz = val.length;
+    // Eight codes are 72 bits, nine whole bytes: the first seven and bit 0 of the eighth fill a long.
+    int i = 0;
+    for (; i + 8 <= nnz; i += 8) {
+      long word = 0;
+      for (int j = 0; j < 7; j++) {
+        word |= (long) (Float.floatToRawIntBits(val[i + j]) >>> 23) << (9 * j);
+      }
+      int last = Float.floatToRawIntBits(val[i + 7]) >>> 23;
+      word |= (long) last << 63;
+      for (int b = 0; b < 8; b++) {
+        out[pos++] = (byte) (word >>> (8 * b));
+      }
+      out[pos++] = (byte) (last >>> 1);
+    }
+    long acc = 0;
+    int bits = 0;
+    for (; i < nnz; i++) {
+      acc |= (long) (Float.floatToRawIntBits(val[i]) >>> 23) << bits;
+      bits += 9;
+      while (bits >= 8) {
+        out[pos++] = (byte) acc;
+        acc >>>= 8;
+        bits -= 8;
+      }
+    }
+    if (bits > 0) {
+      out[pos] = (byte) acc;
+    }
+  }
+
+  private static int valueFlag(ValueFormat format) {
+    switch (format) {
+      case FP16:
+        return FLAG_FP16;
+      case BF16:
+        return FLAG_BF16;
+      case INT8:
+        return FLAG_INT8;
+      default:
+        return 0;
+    }
+  }
+
   /**
    * The length of {@code encode(v, format)}, computed without encoding: the bytes counted as communication. (It does
-   * not check FP16 overflow, which {@link #encode} refuses.)
+   * not check overflow, which {@link #encode} refuses.)
    */
   public static long encodedLength(SparseVector v, ValueFormat format) {
     if (v == null || format == null) {
@@ -154,17 +203,19 @@ public final class SparseCodec {
     }
     int d = v.dimension();
     int nnz = v.nnz();
-    return 4L + varintSize(d) + varintSize(nnz) + (indexPlan(v.indicesUnsafe(), d) >>> 2)
-        + valueBytes(nnz, format, powersOfTwo(v.valuesUnsafe(), format));
+    float[] raw = v.valuesUnsafe();
+    boolean pow2 = powersOfTwo(raw, null, format);
+    return 4L + varintSize(d) + varintSize(nnz) + (indexPlan(v.indicesUnsafe(), d) >>> 8)
+        + valueBytes(nnz, format, pow2);
   }
 
   /**
-   * The smallest index layout and its size in bytes, as {@code bytes << 2 | layout} (ties prefer delta, then
-   * bitmap; dense only when every coordinate is stored).
+   * The smallest index layout, its size in bytes and the Rice parameter, as {@code bytes << 8 | parameter << 2 |
+   * layout} (ties prefer delta, then bitmap, then Rice; dense only when every coordinate is stored).
    */
   private static long indexPlan(int[] idx, int d) {
     if (idx.length == d) {
-      return LAYOUT_DENSE; // delta and bitmap both take at least a byte
+      return LAYOUT_DENSE; // delta, bitmap and Rice all take at least a byte
     }
     long deltaBytes = 0;
     int previous = -1;
@@ -173,30 +224,61 @@ public final class SparseCodec {
       previous = index;
     }
     long bitmapBytes = (d + 7L) >>> 3;
-    return bitmapBytes < deltaBytes ? bitmapBytes << 2 | LAYOUT_BITMAP : deltaBytes << 2 | LAYOUT_DELTA;
+    long best = bitmapBytes < deltaBytes ? bitmapBytes << 8 | LAYOUT_BITMAP : deltaBytes << 8 | LAYOUT_DELTA;
+    if (idx.length > 0) {
+      int parameter = RiceGaps.parameter(idx);
+      long riceBytes = RiceGaps.bytes(idx, parameter);
+      if (riceBytes < best >>> 8) {
+        best = riceBytes << 8 | parameter << 2 | LAYOUT_RICE;
+      }
+    }
+    return best;
   }
 
-  /** Whether every value is ±0 or a normal ±2^e, and for FP16 also exactly a half: the 9-bit codes apply. */
-  private static boolean powersOfTwo(float[] val, ValueFormat format) {
-    int low = format == ValueFormat.FP16 ? 127 - 24 : 1;
-    int high = format == ValueFormat.FP16 ? 127 + 15 : 254;
+  /**
+   * Whether the 9-bit codes apply: every value is ±0 or a normal ±2^e, and for a narrower format also exact in it
+   * (its rounding leaves it unchanged), so the decoded values are those the format would give.
+   *
+   * @param rounded {@code format.round(raw)}, or null to have it computed when needed
+   */
+  private static boolean powersOfTwo(float[] raw, float[] rounded, ValueFormat format) {
     int bad = 0;
-    for (float v : val) {
+    for (float v : raw) {
       int bits = Float.floatToRawIntBits(v);
       int exponent = (bits >>> 23) & 0xff;
-      // ±0, or a zero mantissa with an exponent field in [low, high]; branch-free so the scan stays cheap
+      // ±0, or a zero mantissa with a normal exponent field; branch-free so the scan stays cheap
       int zero = (bits & 0x7fffffff) == 0 ? 1 : 0;
-      int ok = (bits & 0x007fffff) == 0 && exponent >= low && exponent <= high ? 1 : 0;
+      int ok = (bits & 0x007fffff) == 0 && exponent >= 1 && exponent <= 254 ? 1 : 0;
       bad |= (zero | ok) ^ 1;
     }
-    return bad == 0;
+    if (bad != 0) {
+      return false;
+    }
+    if (format == ValueFormat.FP32) {
+      return true;
+    }
+    float[] r = rounded != null ? rounded : format.round(raw);
+    for (int i = 0; i < raw.length; i++) {
+      if (Float.floatToRawIntBits(r[i]) != Float.floatToRawIntBits(raw[i])) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static long valueBytes(int nnz, ValueFormat format, boolean pow2) {
     if (pow2) {
       return (9L * nnz + 7) >>> 3;
     }
-    return (long) (format == ValueFormat.FP16 ? 2 : 4) * nnz;
+    switch (format) {
+      case FP16:
+      case BF16:
+        return 2L * nnz;
+      case INT8:
+        return 4L + nnz;
+      default:
+        return 4L * nnz;
+    }
   }
 
   /**
@@ -223,12 +305,15 @@ public final class SparseCodec {
     }
     int flags = bytes[3] & 0xff;
     int layout = flags & 3;
-    if ((flags & ~15) != 0 || layout == 3 || (flags & (FLAG_FP16 | FLAG_POW2)) == (FLAG_FP16 | FLAG_POW2)) {
+    int valueFlags = flags & ~3;
+    if ((valueFlags & ~(FLAG_FP16 | FLAG_POW2 | FLAG_BF16 | FLAG_INT8)) != 0 || Integer.bitCount(valueFlags) > 1) {
       throw new IllegalArgumentException("unknown layout byte 0x" + Integer.toHexString(flags)
-          + "; expected index layout 0-2 and either the FP16 flag 0x4 or the power-of-two flag 0x8");
+          + "; expected index layout 0-3 and at most one value flag: 0x4 FP16, 0x8 power of two, 0x10 BF16, "
+          + "0x20 INT8");
     }
-    boolean fp16 = (flags & FLAG_FP16) != 0;
-    boolean pow2 = (flags & FLAG_POW2) != 0;
+    boolean pow2 = valueFlags == FLAG_POW2;
+    ValueFormat format = valueFlags == FLAG_FP16 ? ValueFormat.FP16 : valueFlags == FLAG_BF16 ? ValueFormat.BF16
+        : valueFlags == FLAG_INT8 ? ValueFormat.INT8 : ValueFormat.FP32;
     long[] cursor = {4};
     int d = readVarint(bytes, cursor, "dimension");
     if (d < 1) {
@@ -238,7 +323,7 @@ public final class SparseCodec {
     if (nnz > d) {
       throw new IllegalArgumentException("nnz = " + nnz + " is out of range; expected nnz <= dimension " + d);
     }
-    long valueBytes = pow2 ? (9L * nnz + 7) >>> 3 : (long) nnz * (fp16 ? 2 : 4);
+    long valueBytes = valueBytes(nnz, format, pow2);
     int pos = (int) cursor[0];
     // Bound nnz by the remaining bytes before allocating, so a corrupt header cannot trigger a huge allocation.
     if (valueBytes > bytes.length - pos) {
@@ -289,6 +374,8 @@ public final class SparseCodec {
         throw new IllegalArgumentException("bitmap has " + n + " bits set; expected nnz = " + nnz);
       }
       pos += bitmapBytes;
+    } else if (layout == LAYOUT_RICE) {
+      pos = RiceGaps.read(bytes, pos, d, idx);
     } else {
       if (nnz != d) {
         throw new IllegalArgumentException("dense layout with nnz = " + nnz + "; expected nnz == dimension " + d);
@@ -311,14 +398,31 @@ public final class SparseCodec {
       decodePowersOfTwo(bytes, pos, idx, val);
       return SparseVector.trusted(d, idx, val);
     }
+    float scale = 0;
+    if (format == ValueFormat.INT8) {
+      scale = Float.intBitsToFloat(readInt(bytes, pos));
+      pos += 4;
+      if (!(scale >= 0 && scale <= Float.MAX_VALUE)) {
+        throw new IllegalArgumentException("INT8 scale is " + scale + "; expected a finite scale >= 0");
+      }
+    }
     for (int i = 0; i < nnz; i++) {
       float v;
-      if (fp16) {
+      if (format == ValueFormat.FP16) {
         v = Half.toFloat((short) ((bytes[pos] & 0xff) | (bytes[pos + 1] << 8)));
         pos += 2;
+      } else if (format == ValueFormat.BF16) {
+        v = Float.intBitsToFloat((bytes[pos] & 0xff) << 16 | (bytes[pos + 1] & 0xff) << 24);
+        pos += 2;
+      } else if (format == ValueFormat.INT8) {
+        int q = bytes[pos++];
+        if (q == -128) {
+          throw new IllegalArgumentException("value[" + i + "] at index " + idx[i] + " has INT8 code -128; "
+              + "expected codes in [-127, 127]");
+        }
+        v = q * scale;
       } else {
-        v = Float.intBitsToFloat((bytes[pos] & 0xff) | (bytes[pos + 1] & 0xff) << 8
-            | (bytes[pos + 2] & 0xff) << 16 | (bytes[pos + 3] & 0xff) << 24);
+        v = Float.intBitsToFloat(readInt(bytes, pos));
         pos += 4;
       }
       if (!Float.isFinite(v)) {
@@ -328,6 +432,11 @@ public final class SparseCodec {
       val[i] = v;
     }
     return SparseVector.trusted(d, idx, val);
+  }
+
+  private static int readInt(byte[] bytes, int pos) {
+    return (bytes[pos] & 0xff) | (bytes[pos + 1] & 0xff) << 8 | (bytes[pos + 2] & 0xff) << 16
+        | (bytes[pos + 3] & 0xff) << 24;
   }
 
   private static void decodePowersOfTwo(byte[] bytes, int pos, int[] idx, float[] val) {
@@ -353,7 +462,7 @@ public final class SparseCodec {
     }
   }
 
-  /** The layout {@link #encode} chose for these bytes, for diagnostics: "delta", "bitmap" or "dense". */
+  /** The layout {@link #encode} chose for these bytes, for diagnostics: "delta", "bitmap", "dense" or "rice". */
   public static String layoutName(byte[] encoded) {
     if (encoded == null || encoded.length < 4) {
       throw new IllegalArgumentException("truncated: expected at least a 4-byte header");
@@ -366,7 +475,7 @@ public final class SparseCodec {
       case LAYOUT_DENSE:
         return "dense";
       default:
-        throw new IllegalArgumentException("unknown layout " + (encoded[3] & 3));
+        return "rice";
     }
   }
 

@@ -216,7 +216,7 @@ class UnbiasedCompressorsTest {
 
   /**
    * Bytes decode to exactly what the compressor produced, and their length is the documented formula computed here:
-   * natural, header + ceil(9d/8) (dense layout); scaled Random-k, header + smallest index layout + 4 bytes a value
+   * natural, header + ceil(9d/8) (dense layout); scaled Random-k, header + smallest index layout (delta, bitmap or Rice) + 4 bytes a value
    * (9 bits when every value happens to be a power of two or zero).
    */
   @ParameterizedTest(name = "{0} d={1}")
@@ -234,13 +234,7 @@ class UnbiasedCompressorsTest {
       expected = 4 + 2 * leb128(d) + (9L * d + 7) / 8;
       assertEquals("dense", SparseCodec.layoutName(bytes));
     } else {
-      long delta = 0;
-      int previous = -1;
-      for (int index : sent.indices()) {
-        delta += leb128(index - previous);
-        previous = index;
-      }
-      long indexBytes = k == d ? 0 : Math.min(delta, (d + 7) / 8);
+      long indexBytes = IndexSizes.smallest(sent.indices(), d);
       // values that are all ±0 or normal powers of two (here only when d is tiny) take the 9-bit codes
       boolean powers = true;
       for (float v : sent.values()) {
