@@ -7,8 +7,11 @@ public final class CompressionStep {
   private final int targetK;
   private final double compensatedNorm;
   private final double residualNorm;
+  private final ValueFormat valueFormat;
 
-  CompressionStep(SparseVector sent, int targetK, double compensatedNorm, double residualNorm) {
+  CompressionStep(SparseVector sent, int targetK, double compensatedNorm, double residualNorm,
+      ValueFormat valueFormat) {
+    this.valueFormat = valueFormat;
     this.sent = sent;
     this.targetK = targetK;
     this.compensatedNorm = compensatedNorm;
@@ -21,6 +24,14 @@ public final class CompressionStep {
    */
   public SparseVector sent() {
     return sent;
+  }
+
+  /**
+   * The format the sent values are exact in, to encode them with ({@code SparseCodec.encode(sent(), valueFormat())}
+   * decodes to {@link #sent} bit for bit): the step's requested format, or FP32 when a value did not fit it.
+   */
+  public ValueFormat valueFormat() {
+    return valueFormat;
   }
 
   /** The k asked of the compressor. */

@@ -73,6 +73,23 @@ public final class ErrorFeedback {
    * @param targetK in [1, dimension]
    */
   public CompressionStep step(float[] input, float scale, Compressor compressor, int targetK) {
+    return step(input, scale, compressor, targetK, ValueFormat.FP32);
+  }
+
+  /**
+   * One compression step whose message carries values rounded to {@code values} (see {@link ValueFormat#round}):
+   * the compressor selects on the exact c, the residual keeps c minus the rounded value. For the selectors that
+   * difference is exact (the rounded value is within a factor of two of c or zero: Sterbenz), so
+   * {@code sent + residual == c} still holds; a coordinate where it would not be exact is sent as 0 and keeps all of
+   * c. A message with a value the format cannot hold (beyond FP16's 65504, or within an ulp of
+   * {@code Float.MAX_VALUE}) is sent in FP32 instead: {@link CompressionStep#valueFormat} says which.
+   *
+   * @param values the format of the sent values; FP32 is the plain {@link #step(float[], float, Compressor, int)}
+   */
+  public CompressionStep step(float[] input, float scale, Compressor compressor, int targetK, ValueFormat values) {
+    if (values == null) {
+      throw new IllegalArgumentException("value format must not be null");
+    }
     int d = residual.length;
     if (input == null) {
       throw new IllegalArgumentException("input must not be null");
@@ -123,7 +140,7 @@ public final class ErrorFeedback {
     }
 
     if (compressor instanceof ValueCompressor) {
-      return sendValues((ValueCompressor) compressor, c, r, targetK, sumSquares);
+      return sendValues((ValueCompressor) compressor, c, r, targetK, sumSquares, values);
     }
     Selection selection;
     if (lowKey >= 0) {
@@ -144,33 +161,61 @@ public final class ErrorFeedback {
       throw new IllegalArgumentException("compressor returned index " + idx[n - 1]
           + "; expected indices < " + d + " (the dimension)");
     }
-    float[] values = new float[n];
+    float[] sent = new float[n];
     double sentSquares = 0;
     for (int j = 0; j < n; j++) {
       int i = idx[j];
       float v = c[i];
-      values[j] = v;
+      sent[j] = v;
       c[i] = 0f;
       sentSquares += (double) v * v;
+    }
+    double residualSquares = n == d ? 0 : Math.max(0, sumSquares - sentSquares);
+    ValueFormat sentFormat = ValueFormat.FP32;
+    float[] rounded = values == ValueFormat.FP32 ? null : values.round(sent);
+    if (rounded != null && allFinite(rounded)) {
+      for (int j = 0; j < n; j++) {
+        float exact = sent[j];
+        float rest = exact - rounded[j];
+        // rounded is 0 or within a factor of two of exact, so the double difference is exact
+        if ((double) rest != (double) exact - (double) rounded[j]) {
+          rounded[j] = 0f;
+          rest = exact;
+        }
+        c[idx[j]] = rest;
+        residualSquares += (double) rest * rest;
+      }
+      sent = rounded;
+      sentFormat = values;
     }
     if (enabled) {
       scratch = r;
       residual = c;
       undoable = true;
     }
-    double residualSquares = n == d ? 0 : Math.max(0, sumSquares - sentSquares);
-    return new CompressionStep(SparseVector.trusted(d, idx, values), targetK, Math.sqrt(sumSquares),
-        Math.sqrt(residualSquares));
+    return new CompressionStep(SparseVector.trusted(d, idx, sent), targetK, Math.sqrt(sumSquares),
+        Math.sqrt(residualSquares), sentFormat);
+  }
+
+  private static boolean allFinite(float[] values) {
+    for (float v : values) {
+      if (!Float.isFinite(v)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
    * The step of a compressor that sends its own values (scaled or quantised): the residual at a sent coordinate is
    * {@code c - sent}, one float subtraction. For natural compression it is exact (C(c) is within a factor of two of c
    * with its sign: Sterbenz), so {@code sent + residual == c}; for {@code randomk:scaled} it is
-   * {@code fl(c - (d/k)·c)}, and {@code sent + residual} differs from c by at most that one rounding.
+   * {@code fl(c - (d/k)·c)}, and {@code sent + residual} differs from c by at most that one rounding. A narrower value
+   * format rounds the compressor's values before the subtraction: natural compression's powers of two stay exact in
+   * FP16 (or become 0) and BF16, so its residual stays exact there; INT8 may add one rounding as scaled Random-k does.
    */
   private CompressionStep sendValues(ValueCompressor compressor, float[] c, float[] r, int targetK,
-      double sumSquares) {
+      double sumSquares, ValueFormat format) {
     int d = c.length;
     SparseVector sent = compressor.compress(c, targetK);
     if (sent.dimension() != d) {
@@ -178,6 +223,14 @@ public final class ErrorFeedback {
           + "; expected " + d);
     }
     int[] idx = sent.indicesUnsafe();
+    ValueFormat sentFormat = ValueFormat.FP32;
+    if (format != ValueFormat.FP32) {
+      float[] rounded = format.round(sent.valuesUnsafe());
+      if (allFinite(rounded)) {
+        sent = SparseVector.trusted(d, idx, rounded);
+        sentFormat = format;
+      }
+    }
     float[] values = sent.valuesUnsafe();
     double removed = 0;
     double kept = 0;
@@ -195,7 +248,7 @@ public final class ErrorFeedback {
       undoable = true;
     }
     double residualSquares = idx.length == d ? kept : Math.max(0, sumSquares - removed + kept);
-    return new CompressionStep(sent, targetK, Math.sqrt(sumSquares), Math.sqrt(residualSquares));
+    return new CompressionStep(sent, targetK, Math.sqrt(sumSquares), Math.sqrt(residualSquares), sentFormat);
   }
 
   /**
