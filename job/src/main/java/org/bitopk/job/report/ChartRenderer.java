@@ -131,9 +131,9 @@ final class ChartRenderer {
     g.drawString(note, (panelWidth - fm.stringWidth(note)) / 2, panelHeight / 2 + 12);
   }
 
-  XYChart toXChart(ChartData data) {
-    XYChart chart = new XYChartBuilder().width(panelWidth).height(panelHeight).title(data.title())
-        .xAxisTitle(data.xAxisTitle()).yAxisTitle(data.yAxisTitle()).build();
+  PanelChart toXChart(ChartData data) {
+    PanelChart chart = new PanelChart(new XYChartBuilder().width(panelWidth).height(panelHeight).title(data.title())
+        .xAxisTitle(data.xAxisTitle()).yAxisTitle(data.yAxisTitle()));
     var styler = chart.getStyler();
     styler.setChartBackgroundColor(Color.WHITE);
     styler.setPlotBackgroundColor(Color.WHITE);
@@ -181,6 +181,7 @@ final class ChartRenderer {
         series.setMarker(SeriesMarkers.CIRCLE);
       }
     }
+    chart.fitLegend();
     return chart;
   }
 
@@ -201,6 +202,7 @@ final class ChartRenderer {
     anchor.setMarker(SeriesMarkers.NONE);
     anchor.setLineColor(new Color(0, 0, 0, 0));
     anchor.setLineStyle(SeriesLines.NONE);
+    anchor.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
   }
 
   /** At most four significant digits, no trailing zeros: 0.0195, 1500, 2.5e-05. */

@@ -135,7 +135,7 @@ public final class CompareReport {
           labels.get(i), figure,
           ep.last("cum_up_bytes") / RunReport.MIB, ep.last("cum_down_bytes") / RunReport.MIB,
           (delivered.length == 0 ? Double.NaN : delivered[delivered.length - 1]) / RunReport.MIB,
-          runs.get(i).directory()));
+          new Path(runs.get(i).directory()).getName()));
     }
     return lines;
   }
