@@ -50,30 +50,29 @@ public class LegendsFitTest {
   /** Nine runs of one set-up, as an experiment's comparison has them: every label carries its run's name. */
   @Test
   void compareReportLegendsFitWithManyLongLabels() {
+    for (ChartData panel : CompareReport.charts(nineRuns())) {
+      assertLegendInside(compareRenderer().toXChart(panel), panel.title());
+    }
+  }
+
+  private static List<RunMetrics> nineRuns() {
     RunMetrics bidir = RunReportTest.read("bidir");
     List<RunMetrics> runs = new ArrayList<>();
     for (int i = 0; i < 9; i++) {
       runs.add(RunMetrics.of("runs/bidirectional_workers-100_lr-0.22_seed-" + i, bidir.config(), bidir.iterations(),
           bidir.epochs()));
     }
-    ChartRenderer renderer = new ChartRenderer(CompareReport.COLUMNS, CompareReport.PANEL_WIDTH,
-        CompareReport.PANEL_HEIGHT);
-    for (ChartData panel : CompareReport.charts(runs)) {
-      assertLegendInside(renderer.toXChart(panel), panel.title());
-    }
+    return runs;
+  }
+
+  private static ChartRenderer compareRenderer() {
+    return new ChartRenderer(CompareReport.COLUMNS, CompareReport.PANEL_WIDTH, CompareReport.PANEL_HEIGHT);
   }
 
   /** The check can fail: the same legend forced under the plot, as before, sticks out of the image. */
   @Test
   void aLegendTooWideForThePanelIsCaught() {
-    RunMetrics bidir = RunReportTest.read("bidir");
-    List<RunMetrics> runs = new ArrayList<>();
-    for (int i = 0; i < 9; i++) {
-      runs.add(RunMetrics.of("runs/bidirectional_workers-100_lr-0.22_seed-" + i, bidir.config(), bidir.iterations(),
-          bidir.epochs()));
-    }
-    XYChart chart = new ChartRenderer(CompareReport.COLUMNS, CompareReport.PANEL_WIDTH, CompareReport.PANEL_HEIGHT)
-        .toXChart(CompareReport.charts(runs).get(0));
+    XYChart chart = compareRenderer().toXChart(CompareReport.charts(nineRuns()).get(0));
     chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
     chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
     BufferedImage image = new BufferedImage(chart.getWidth(), chart.getHeight(), BufferedImage.TYPE_INT_RGB);
