@@ -31,6 +31,7 @@ import org.bitopk.job.checkpoint.ConfigDigest;
 import org.bitopk.job.output.AtomicFiles;
 import org.bitopk.job.output.OutputDirectoryException;
 import org.bitopk.job.output.RunDirectory;
+import org.bitopk.job.output.RunDirectoryCheck;
 import org.bitopk.job.output.RunLease;
 import org.bitopk.job.problem.CounterexampleProblem;
 import org.bitopk.job.problem.ImageProblem;
@@ -53,7 +54,7 @@ public final class PreparedRun {
   private final TrainingConfig config;
   private final FileSystem fs;
   private final Path output;
-  private final RunDirectory.State state;
+  private final RunDirectoryCheck.State state;
   private final String runId;
   private final Checkpoint checkpoint;
   private final JsonNode previousConfig;
@@ -75,13 +76,13 @@ public final class PreparedRun {
     TableData load(JavaSparkContext sc, TrainingConfig config);
   }
 
-  private PreparedRun(TrainingConfig config, FileSystem fs, Path output, RunDirectory.State state, String runId,
+  private PreparedRun(TrainingConfig config, FileSystem fs, Path output, RunDirectoryCheck.State state, String runId,
       Checkpoint checkpoint, JsonNode previousConfig, TrainTest data, int[] shardSizes, int iterationsPerEpoch) {
     this(config, fs, output, state, runId, checkpoint, previousConfig, data, shardSizes, iterationsPerEpoch,
         null, null);
   }
 
-  private PreparedRun(TrainingConfig config, FileSystem fs, Path output, RunDirectory.State state, String runId,
+  private PreparedRun(TrainingConfig config, FileSystem fs, Path output, RunDirectoryCheck.State state, String runId,
       Checkpoint checkpoint, JsonNode previousConfig, TrainTest data, int[] shardSizes, int iterationsPerEpoch,
       TableLoader tableLoader, TableData table) {
     this.config = config;
@@ -113,9 +114,9 @@ public final class PreparedRun {
     FileSystem fs = fileSystem(flag, uri, path, conf);
     path = fs.makeQualified(path);
     TrainingConfig resolved = config.toBuilder().output(path.toString()).build();
-    RunDirectory.State state;
+    RunDirectoryCheck.State state;
     try {
-      state = RunDirectory.requireUsable(fs, path, config.overwrite(), config.resume());
+      state = RunDirectoryCheck.requireUsable(fs, path, config.overwrite(), config.resume());
     } catch (IOException e) {
       throw new OutputDirectoryException(flag + " " + path + ": cannot look into the directory: " + e.getMessage(), e);
     }
@@ -207,16 +208,16 @@ public final class PreparedRun {
     RunLease lease = RunLease.acquire(fs, output, runId, warnings);
     boolean claimed = false;
     try {
-      RunDirectory.State now = RunDirectory.inspect(fs, output);
+      RunDirectoryCheck.State now = RunDirectoryCheck.inspect(fs, output);
       boolean same = now.kind() == state.kind()
-          || (state.kind() == RunDirectory.Kind.ABSENT && now.kind() == RunDirectory.Kind.EMPTY);
+          || (state.kind() == RunDirectoryCheck.Kind.ABSENT && now.kind() == RunDirectoryCheck.Kind.EMPTY);
       if (!same) {
         throw new OutputDirectoryException((config.resume() ? "--resume " : "--output ") + output + " changed "
             + "while this run was starting (another run wrote into it): look at it and run the command again");
       }
-      if (config.overwrite() && (now.kind() == RunDirectory.Kind.FINISHED
-          || now.kind() == RunDirectory.Kind.UNFINISHED)) {
-        RunDirectory.clear(fs, output);
+      if (config.overwrite() && (now.kind() == RunDirectoryCheck.Kind.FINISHED
+          || now.kind() == RunDirectoryCheck.Kind.UNFINISHED)) {
+        RunDirectoryCheck.clear(fs, output);
       }
       if (config.resume()) {
         AtomicFiles.removeTemporaries(fs, output);

@@ -230,7 +230,8 @@ public final class TrainCommand implements Callable<Integer> {
   String output;
 
   @Option(names = "--overwrite", description = "Replace the run in the output directory, finished or not: the old "
-      + "run (checkpoints and logs included) is removed first. A directory that holds no run is never replaced.")
+      + "run's files (checkpoints and logs included) are removed first. A directory holding anything bitopk did "
+      + "not write is never replaced.")
   boolean overwrite;
 
   @Option(names = "--eval-every", paramLabel = "N",

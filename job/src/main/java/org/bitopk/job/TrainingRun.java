@@ -31,6 +31,7 @@ import org.bitopk.job.capture.CaptureFiles;
 import org.bitopk.job.engine.Trainer;
 import org.bitopk.job.output.AtomicFiles;
 import org.bitopk.job.output.ProgressDisplay;
+import org.bitopk.job.output.MetricLines;
 import org.bitopk.job.output.RunDirectory;
 import org.bitopk.job.output.RunLease;
 import org.bitopk.job.output.SummaryText;
@@ -127,7 +128,7 @@ public final class TrainingRun {
       TrainingConfig config = prepared.config();
       RunPlan plan = RunPlans.of(config, problem, sc.defaultParallelism(), config.checkpointEvery() > 0
           ? ", the last good checkpoint is kept in " + path + "/checkpoints" : "");
-      RunDirectory.Continuation continuation = dir.continuation();
+      MetricLines.Continuation continuation = dir.continuation();
       if (resumeFrom != null) {
         warnAbout(continuation, path, resumeFrom.iteration(), options.warnings());
       }
@@ -183,7 +184,7 @@ public final class TrainingRun {
     String text = SummaryText.render(summary, dir.path().toString(), saver.file, data(prepared),
         dir.continuation().missingIterations());
     lease.check();
-    dir.writeText("summary.txt", text);
+    dir.writeText(RunDirectory.SUMMARY, text);
     dir.close(); // the metrics must be complete on disk before the report reads them
     writeReport(dir, warnings);
     lease.check();
@@ -202,7 +203,7 @@ public final class TrainingRun {
    * iterations, Spark, and for resumed runs when they were resumed and which earlier rounds lack metrics.
    */
   private static Map<String, Object> recordedConfig(JavaSparkContext sc, PreparedRun prepared,
-      TrainingProblem<?> problem, RunPlan plan, Path path, RunDirectory.Continuation continuation) {
+      TrainingProblem<?> problem, RunPlan plan, Path path, MetricLines.Continuation continuation) {
     Map<String, Object> written = new LinkedHashMap<>(prepared.config().recordedFlags());
     written.put("output", path.toString());
     written.put("run", prepared.runId());
@@ -244,7 +245,7 @@ public final class TrainingRun {
     return written;
   }
 
-  private static void warnAbout(RunDirectory.Continuation c, Path path, int from, Consumer<String> warnings) {
+  private static void warnAbout(MetricLines.Continuation c, Path path, int from, Consumer<String> warnings) {
     if (!c.complete()) {
       warnings.accept(path + "/" + RunDirectory.ITERATIONS + " lacks the lines of iteration(s) "
           + String.join(", ", c.missingIterations()) + " (of 0-" + (from - 1) + " before the checkpoint): the "

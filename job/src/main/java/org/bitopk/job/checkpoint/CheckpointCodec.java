@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 import org.bitopk.job.engine.RunCounters;
+import org.bitopk.job.output.RunContents;
 
 /**
  * The checkpoint file format: magic, version, fields (floats as raw IEEE bits, so a restored model is the
@@ -17,7 +18,8 @@ import org.bitopk.job.engine.RunCounters;
  * {@link #decode} instead of resuming from damaged state.
  */
 final class CheckpointCodec {
-  static final byte[] MAGIC = "BITOPKCK".getBytes(StandardCharsets.US_ASCII);
+  /** Also how a run directory's checks tell a checkpoint of bitopk from a foreign file of the same name. */
+  static final byte[] MAGIC = RunContents.checkpointMagic();
   /** 3 adds EF21's server gradient estimate (optional floats after the server compressor state); 2 is still read. */
   static final int VERSION = 3;
 

@@ -1,29 +1,18 @@
 package org.bitopk.job.output;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import java.io.BufferedReader;
 import java.io.BufferedWriter;
-import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.BitSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FSError;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.job.engine.DriverState;
@@ -36,12 +25,13 @@ import org.bitopk.job.engine.RunSummary;
  * A run's output directory on any Hadoop FileSystem: config.json, metrics/*.jsonl, the model, summary.txt and
  * {@code _SUCCESS} last. As a {@link RunListener} it appends one JSON line per iteration and per epoch.
  *
- * <p>Who may write here is decided before (see {@link #requireUsable} and {@link RunLease}); final files are
+ * <p>Who may write here is decided before (see {@link RunDirectoryCheck} and {@link RunLease}); final files are
  * written atomically ({@link AtomicFiles}), so a failure leaves either the complete file or none.
  */
 public final class RunDirectory implements RunListener, AutoCloseable {
   public static final String SUCCESS = "_SUCCESS";
   public static final String CONFIG = "config.json";
+  public static final String SUMMARY = "summary.txt";
   public static final String METRICS = "metrics";
   public static final String ITERATIONS = "metrics/iterations.jsonl";
   public static final String EPOCHS = "metrics/epochs.jsonl";
@@ -49,8 +39,6 @@ public final class RunDirectory implements RunListener, AutoCloseable {
   public static final String LOGS = "logs";
   /** The compensated vectors of {@code --capture-vectors} (written by the capture package). */
   public static final String CAPTURES = "captures";
-  /** What marks a directory as a run, finished or not. */
-  private static final Set<String> RUN_MARKERS = Set.of(CONFIG, METRICS, "checkpoints", CAPTURES);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final FileSystem fs;
@@ -60,152 +48,11 @@ public final class RunDirectory implements RunListener, AutoCloseable {
   private FSDataOutputStream iterationsOut;
   private FSDataOutputStream epochsOut;
   private long iterationLines;
-  private Continuation continuation = new Continuation(0, 0, 0, List.of());
-
-  /** What a directory holds, as far as starting a run in it is concerned. */
-  public enum Kind {
-    /** Does not exist yet. */
-    ABSENT,
-    /** Exists and holds nothing but logs (of a start that failed before the run began). */
-    EMPTY,
-    /** Holds a finished run ({@code _SUCCESS}). */
-    FINISHED,
-    /** Holds a run without {@code _SUCCESS}: running, killed or failed. */
-    UNFINISHED,
-    /** Holds other files: not ours to write into. */
-    NOT_A_RUN,
-    /** Is a file. */
-    NOT_A_DIRECTORY
-  }
-
-  /** The kind, the number of checkpoint files and the entries found (for messages). */
-  public record State(Kind kind, int checkpoints, List<String> entries) {}
-
-  /** The metric lines a resumed run continues from, and what had to be dropped or is missing. */
-  public record Continuation(int keptIterations, int foreignLines, int tornLines, List<String> missingIterations) {
-    /** True when the kept lines cover every round before the checkpoint exactly once. */
-    public boolean complete() {
-      return missingIterations.isEmpty();
-    }
-  }
+  private MetricLines.Continuation continuation = MetricLines.Continuation.none();
 
   private RunDirectory(FileSystem fs, Path path) {
     this.fs = fs;
     this.path = path;
-  }
-
-  /** Looks at {@code path} without changing anything. */
-  public static State inspect(FileSystem fs, Path path) throws IOException {
-    FileStatus status;
-    try {
-      status = fs.getFileStatus(path);
-    } catch (FileNotFoundException absent) {
-      return new State(Kind.ABSENT, 0, List.of());
-    }
-    if (!status.isDirectory()) {
-      return new State(Kind.NOT_A_DIRECTORY, 0, List.of());
-    }
-    List<String> entries = new ArrayList<>();
-    for (FileStatus entry : fs.listStatus(path)) {
-      String name = entry.getPath().getName();
-      boolean bookkeeping = name.equals(RunLease.FILE) || (name.equals(LOGS) && entry.isDirectory())
-          || (name.startsWith(".") && name.endsWith(".crc"));
-      if (!bookkeeping) {
-        entries.add(name);
-      }
-    }
-    entries.sort(null);
-    int checkpoints = countCheckpoints(fs, new Path(path, "checkpoints"));
-    Kind kind;
-    if (entries.isEmpty()) {
-      kind = Kind.EMPTY;
-    } else if (entries.contains(SUCCESS)) {
-      kind = Kind.FINISHED;
-    } else if (entries.stream().anyMatch(RUN_MARKERS::contains)) {
-      kind = Kind.UNFINISHED;
-    } else {
-      kind = Kind.NOT_A_RUN;
-    }
-    return new State(kind, checkpoints, List.copyOf(entries));
-  }
-
-  /**
-   * Refuses a directory a run may not write into: one leased by a live run; a file; a finished run (unless
-   * {@code overwrite}); an unfinished run (unless {@code overwrite} or {@code resume}); a non-empty
-   * directory that is not a run (always: {@code --overwrite} only replaces runs). For {@code resume} the
-   * directory must hold an unfinished run.
-   *
-   * @return the state found
-   * @throws OutputDirectoryException naming the directory and what to do instead
-   */
-  public static State requireUsable(FileSystem fs, Path path, boolean overwrite, boolean resume) throws IOException {
-    State state = inspect(fs, path);
-    String flag = resume ? "--resume" : "--output";
-    if (state.kind() != Kind.ABSENT && state.kind() != Kind.NOT_A_DIRECTORY
-        && fs.exists(new Path(path, RunLease.FILE)) && RunLease.staleness(fs, path) == null) {
-      String holder = RunLease.holder(fs, path).map(h -> h.describe(java.time.Instant.now()))
-          .orElse("another run (its lease file is being written)");
-      throw new OutputDirectoryException(flag + " " + path + " is in use by " + holder + ": wait for it to end "
-          + "or choose another directory (a lease not refreshed for " + RunLease.STALE_AFTER.toSeconds()
-          + " s is taken over; lease file " + new Path(path, RunLease.FILE) + ")");
-    }
-    if (resume) {
-      switch (state.kind()) {
-        case ABSENT -> throw new OutputDirectoryException("--resume: " + path + " does not exist");
-        case NOT_A_DIRECTORY -> throw new OutputDirectoryException("--resume: " + path + " is a file, expected a "
-            + "run directory");
-        case EMPTY, NOT_A_RUN -> throw new OutputDirectoryException("--resume: " + path
-            + " is not a run directory (no config.json)");
-        case FINISHED -> throw new OutputDirectoryException("--resume: " + path
-            + " holds a finished run (_SUCCESS): nothing to resume");
-        case UNFINISHED -> {
-          if (!state.entries().contains(CONFIG)) {
-            throw new OutputDirectoryException("--resume: " + path + " is not a run directory (no config.json)");
-          }
-        }
-        default -> throw new IllegalStateException(state.kind().toString());
-      }
-      return state;
-    }
-    switch (state.kind()) {
-      case NOT_A_DIRECTORY -> throw new OutputDirectoryException("--output " + path
-          + " exists and is not a directory");
-      case FINISHED -> {
-        if (!overwrite) {
-          throw new OutputDirectoryException("--output " + path + " already holds a finished run (_SUCCESS): "
-              + "choose another directory or pass --overwrite");
-        }
-      }
-      case UNFINISHED -> {
-        if (!overwrite) {
-          String what = state.checkpoints() > 0
-              ? "an unfinished run (" + state.checkpoints() + " checkpoint(s), no _SUCCESS): continue it with "
-                  + "--resume " + path + ", or replace it with --overwrite"
-              : "an unfinished run without checkpoints (no _SUCCESS; it cannot be resumed): replace it with "
-                  + "--overwrite or choose another directory";
-          throw new OutputDirectoryException("--output " + path + " holds " + what);
-        }
-      }
-      case NOT_A_RUN -> throw new OutputDirectoryException("--output " + path + " is not empty and holds no run "
-          + "(found " + abbreviate(state.entries()) + "): choose a new or empty directory"
-          + (overwrite ? " (--overwrite only replaces runs)" : ""));
-      default -> {
-        // ABSENT, EMPTY: a new run may start here
-      }
-    }
-    return state;
-  }
-
-  /**
-   * Removes everything of an earlier run (checkpoints and logs included) except the lease file: for
-   * {@code --overwrite}, after the lease is taken.
-   */
-  public static void clear(FileSystem fs, Path path) throws IOException {
-    for (FileStatus entry : fs.listStatus(path)) {
-      if (!entry.getPath().getName().equals(RunLease.FILE) && !fs.delete(entry.getPath(), true)) {
-        throw new IOException("cannot delete " + entry.getPath());
-      }
-    }
   }
 
   /** Opens the metric files of a new run (the directory exists: its lease was taken). */
@@ -237,25 +84,11 @@ public final class RunDirectory implements RunListener, AutoCloseable {
     RunDirectory dir = new RunDirectory(fs, path);
     try {
       fs.mkdirs(new Path(path, METRICS));
-      BitSet seen = new BitSet(fromIteration);
-      int[] iterationCounts = new int[3];   // kept, of another run, torn
-      dir.iterations = dir.keepLines(ITERATIONS, runId, iterationCounts, line -> {
-        long t = line.path("iteration").asLong(-1);
-        if (t < 0 || t >= fromIteration || seen.get((int) t)) {
-          return false;
-        }
-        seen.set((int) t);
-        return true;
-      });
-      dir.iterationLines = iterationCounts[0];
-      Set<Long> epochsSeen = new HashSet<>();
-      int[] epochCounts = new int[3];
-      dir.epochs = dir.keepLines(EPOCHS, runId, epochCounts, line -> {
-        long t = line.path("iteration").asLong(-1);
-        return t >= 0 && t <= fromIteration && epochsSeen.add(line.path("epoch").asLong());
-      });
-      dir.continuation = new Continuation(seen.cardinality(), iterationCounts[1] + epochCounts[1],
-          iterationCounts[2] + epochCounts[2], ranges(seen, fromIteration));
+      MetricLines.Trimmed trimmed = MetricLines.trim(raw(fs), path, runId, fromIteration);
+      dir.iterations = dir.reopen(ITERATIONS, trimmed.iterations());
+      dir.epochs = dir.reopen(EPOCHS, trimmed.epochs());
+      dir.iterationLines = trimmed.iterations().size();
+      dir.continuation = trimmed.continuation();
     } catch (FSError e) {
       throw AtomicFiles.unwrap(e);
     }
@@ -263,7 +96,7 @@ public final class RunDirectory implements RunListener, AutoCloseable {
   }
 
   /** For a resumed run: what its metric lines were found to hold. */
-  public Continuation continuation() {
+  public MetricLines.Continuation continuation() {
     return continuation;
   }
 
@@ -293,43 +126,12 @@ public final class RunDirectory implements RunListener, AutoCloseable {
   }
 
   /**
-   * Rewrites a metrics file keeping the lines of run {@code runId} that pass {@code keep}; returns a writer
-   * appending to it. {@code counts}: kept, lines of another run, torn lines (added to).
+   * Replaces a metrics file by {@code kept} atomically (temporary file + rename), so that a driver dying now
+   * still leaves the kept lines; returns a writer appending to it.
    */
-  private Writer keepLines(String name, String runId, int[] counts,
-      java.util.function.Predicate<JsonNode> keep) throws IOException {
+  private Writer reopen(String name, List<String> kept) throws IOException {
     Path file = new Path(path, name);
-    List<String> kept = new ArrayList<>();
-    if (fs.exists(file)) {
-      // A crash can leave a local file system's checksum side file behind its data: read the raw bytes (the
-      // rewrite below makes both consistent again); torn lines are dropped anyway.
-      FileSystem reader = fs instanceof ChecksumFileSystem checksummed ? checksummed.getRawFileSystem() : fs;
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(reader.open(file), StandardCharsets.UTF_8))) {
-        for (String line = in.readLine(); line != null; line = in.readLine()) {
-          if (line.isBlank()) {
-            continue;
-          }
-          JsonNode node;
-          try {
-            node = JSON.readTree(line);
-          } catch (JsonProcessingException torn) {
-            counts[2]++;   // a line cut short by a crash: dropped, its round runs again
-            continue;
-          }
-          if (node == null || !node.isObject()) {
-            counts[2]++;
-          } else if (!runId.equals(node.path("run").asText())) {
-            counts[1]++;
-          } else if (keep.test(node)) {
-            kept.add(line);
-            counts[0]++;
-          }
-        }
-      }
-    }
-    // Replace the file atomically (temporary file + rename) so that a driver dying now still leaves the kept
-    // lines, then keep appending to it.
-    FileSystem target = fs instanceof ChecksumFileSystem c ? c.getRawFileSystem() : fs;
+    FileSystem target = raw(fs);
     if (target != fs) {
       fs.delete(((ChecksumFileSystem) fs).getChecksumFile(file), false);
     }
@@ -337,10 +139,7 @@ public final class RunDirectory implements RunListener, AutoCloseable {
     boolean replaced = false;
     try {
       try (Writer out = new BufferedWriter(new OutputStreamWriter(target.create(temporary, true), StandardCharsets.UTF_8))) {
-        for (String line : kept) {
-          out.write(line);
-          out.write('\n');
-        }
+        writeLines(out, kept);
       }
       AtomicFiles.replace(target, temporary, file);
       replaced = true;
@@ -355,10 +154,7 @@ public final class RunDirectory implements RunListener, AutoCloseable {
     } catch (UnsupportedOperationException | IOException noAppend) {
       // object stores: rewrite (their files only appear when closed anyway)
       Writer writer = writer(name);
-      for (String line : kept) {
-        writer.write(line);
-        writer.write('\n');
-      }
+      writeLines(writer, kept);
       return writer;
     }
     if (name.equals(ITERATIONS)) {
@@ -369,16 +165,16 @@ public final class RunDirectory implements RunListener, AutoCloseable {
     return new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
   }
 
-  /** "5-9", "12" for the rounds below {@code limit} that are not in {@code seen}. */
-  private static List<String> ranges(BitSet seen, int limit) {
-    List<String> out = new ArrayList<>();
-    int from = seen.nextClearBit(0);
-    while (from < limit) {
-      int to = Math.min(seen.nextSetBit(from) < 0 ? limit : seen.nextSetBit(from), limit) - 1;
-      out.add(from == to ? Integer.toString(from) : from + "-" + to);
-      from = seen.nextClearBit(to + 1);
+  private static void writeLines(Writer out, List<String> lines) throws IOException {
+    for (String line : lines) {
+      out.write(line);
+      out.write('\n');
     }
-    return out;
+  }
+
+  /** The local file system without its checksum side files; any other file system as it is. */
+  static FileSystem raw(FileSystem fs) {
+    return fs instanceof ChecksumFileSystem checksummed ? checksummed.getRawFileSystem() : fs;
   }
 
   public FileSystem fileSystem() {
@@ -528,25 +324,6 @@ public final class RunDirectory implements RunListener, AutoCloseable {
       IOException io = AtomicFiles.unwrap(e);
       throw new UncheckedIOException("cannot write metrics into " + path + ": " + io.getMessage(), io);
     }
-  }
-
-  private static int countCheckpoints(FileSystem fs, Path checkpoints) throws IOException {
-    try {
-      int n = 0;
-      for (FileStatus s : fs.listStatus(checkpoints)) {
-        if (s.isFile() && s.getPath().getName().matches("checkpoint-\\d{10}\\.bin")) {
-          n++;
-        }
-      }
-      return n;
-    } catch (FileNotFoundException none) {
-      return 0;
-    }
-  }
-
-  private static String abbreviate(List<String> entries) {
-    List<String> shown = entries.size() <= 5 ? entries : entries.subList(0, 5);
-    return String.join(", ", new TreeSet<>(shown)) + (entries.size() > 5 ? ", ..." : "");
   }
 
   /** Keeps Jackson from closing the stream that {@link AtomicFiles} closes (and checks) itself. */

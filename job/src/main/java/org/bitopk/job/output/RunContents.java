@@ -1,0 +1,282 @@
+package org.bitopk.job.output;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * What a directory holds, told apart by bitopk's own marks rather than by names alone: a {@code config.json}
+ * that is a run's (a JSON object with a run id and the resolved settings), metric lines of a run, checkpoints
+ * with their exact names and header, captures and driver logs with their exact names, the lease. The final
+ * files that carry no mark of their own ({@code _SUCCESS}, the model, the report) count as bitopk's only beside
+ * a run's {@code config.json}. Everything else is foreign: a user's {@code config.json}, {@code checkpoints/}
+ * of PyTorch, a {@code README.md}.
+ *
+ * <p>The entries bitopk wrote are listed children before parents, so they can be removed one by one without
+ * ever removing a directory that still holds something else.
+ */
+public final class RunContents {
+  static final String CHECKPOINTS = "checkpoints";
+  /** The first bytes of every checkpoint file. */
+  private static final byte[] CHECKPOINT_MAGIC = "BITOPKCK".getBytes(StandardCharsets.US_ASCII);
+  private static final Pattern CHECKPOINT = Pattern.compile("checkpoint-\\d{10}\\.bin");
+  private static final Pattern CAPTURE_ROUND = Pattern.compile("round-\\d{6,}");
+  private static final Pattern CAPTURE_FILE = Pattern.compile("worker-\\d{4,}\\.bin");
+  private static final Pattern DRIVER_LOG = Pattern.compile("driver-\\d{8}-\\d{6}\\.log");
+  private static final Set<String> DIRECTORIES = Set.of(RunDirectory.METRICS, CHECKPOINTS, RunDirectory.CAPTURES,
+      RunDirectory.LOGS);
+  private static final Set<String> METRIC_FILES = Set.of("iterations.jsonl", "epochs.jsonl");
+  /** Written at the end of a run; recognised only beside a run's config.json. */
+  private static final Set<String> FINAL_FILES = Set.of(RunDirectory.SUCCESS, RunDirectory.SUMMARY, "model.zip",
+      "model.json", "report.png", "report.html");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final List<Path> own;
+  private final List<String> foreign;
+  private final boolean runConfig;
+  private final boolean finished;
+  private final int checkpoints;
+  private final boolean recordsRun;
+
+  private RunContents(List<Path> own, List<String> foreign, boolean runConfig, boolean finished, int checkpoints,
+      boolean recordsRun) {
+    this.own = List.copyOf(own);
+    this.foreign = List.copyOf(foreign);
+    this.runConfig = runConfig;
+    this.finished = finished;
+    this.checkpoints = checkpoints;
+    this.recordsRun = recordsRun;
+  }
+
+  /** Reads the directory {@code dir} (which exists) without changing anything. */
+  public static RunContents of(FileSystem fs, Path dir) throws IOException {
+    // Read raw bytes: a hand-edited file's stale checksum side file must not make it unreadable here.
+    Scan scan = new Scan(fs, RunDirectory.raw(fs));
+    FileStatus[] entries = fs.listStatus(dir);
+    Arrays.sort(entries);
+    FileStatus config = Arrays.stream(entries).filter(e -> e.isFile() && e.getPath().getName()
+        .equals(RunDirectory.CONFIG)).findFirst().orElse(null);
+    boolean runConfig = config != null && scan.isRunConfig(config.getPath());
+    boolean finished = false;
+    for (FileStatus entry : entries) {
+      String name = entry.getPath().getName();
+      boolean mine;
+      if (isSideFile(name)) {
+        continue;   // judged with the file it belongs to, below
+      } else if (name.equals(RunLease.FILE) || name.startsWith(AtomicFiles.TEMPORARY_PREFIX)) {
+        mine = true;
+      } else if (entry.isDirectory()) {
+        mine = scan.directory(entry, name);
+      } else if (name.equals(RunDirectory.CONFIG)) {
+        mine = runConfig;
+      } else if (FINAL_FILES.contains(name) && runConfig) {
+        mine = !name.equals(RunDirectory.SUMMARY) || scan.firstLineStartsWith(entry.getPath(), "bitopk run ");
+        finished |= mine && name.equals(RunDirectory.SUCCESS);
+      } else {
+        mine = false;
+      }
+      scan.account(entry, mine);
+      if (mine && !name.equals(RunLease.FILE) && !name.equals(RunDirectory.LOGS)
+          && !name.startsWith(AtomicFiles.TEMPORARY_PREFIX)) {
+        scan.recordsRun = true;
+      }
+    }
+    scan.topLevelSideFiles(entries);
+    return new RunContents(scan.own, scan.foreign, runConfig, finished, scan.checkpoints, scan.recordsRun);
+  }
+
+  /** The first bytes of every checkpoint file (the checkpoint codec writes them). */
+  public static byte[] checkpointMagic() {
+    return CHECKPOINT_MAGIC.clone();
+  }
+
+  /** The entries bitopk wrote, children before their directory. */
+  public List<Path> own() {
+    return own;
+  }
+
+  /** The entries bitopk did not write (relative names, sorted). */
+  public List<String> foreign() {
+    return foreign;
+  }
+
+  /** True when {@code config.json} is a run's. */
+  public boolean hasRunConfig() {
+    return runConfig;
+  }
+
+  /** True when the run's {@code _SUCCESS} is there. */
+  public boolean finished() {
+    return finished;
+  }
+
+  /** Checkpoint files (exact name and header). */
+  public int checkpoints() {
+    return checkpoints;
+  }
+
+  /** True when something of a run is there beyond the lease, logs and temporary files. */
+  public boolean recordsRun() {
+    return recordsRun;
+  }
+
+  /** Hadoop's checksum side file of another entry: {@code .<name>.crc}. */
+  private static boolean isSideFile(String name) {
+    return name.startsWith(".") && name.endsWith(".crc") && name.length() > ".crc".length() + 1;
+  }
+
+  /** The walk over one directory tree, collecting bitopk's entries and foreign ones. */
+  private static final class Scan {
+    final FileSystem fs;
+    final FileSystem raw;
+    final List<Path> own = new ArrayList<>();
+    final List<String> foreign = new ArrayList<>();
+    int checkpoints;
+    boolean recordsRun;
+
+    Scan(FileSystem fs, FileSystem raw) {
+      this.fs = fs;
+      this.raw = raw;
+    }
+
+    void account(FileStatus entry, boolean mine) {
+      if (mine) {
+        own.add(entry.getPath());
+      } else {
+        foreign.add(entry.getPath().getName() + (entry.isDirectory() ? "/" : ""));
+      }
+    }
+
+    /** A directory bitopk writes, holding only bitopk's files: metrics, checkpoints, captures, logs. */
+    boolean directory(FileStatus dir, String name) throws IOException {
+      if (!DIRECTORIES.contains(name)) {
+        return false;
+      }
+      FileStatus[] entries = fs.listStatus(dir.getPath());
+      Arrays.sort(entries);
+      int checkpointsHere = 0;
+      List<Path> children = new ArrayList<>();
+      for (FileStatus entry : entries) {
+        String child = entry.getPath().getName();
+        if (isSideFile(child)) {
+          continue;
+        }
+        boolean mine = child.startsWith(AtomicFiles.TEMPORARY_PREFIX) || switch (name) {
+          case RunDirectory.METRICS -> entry.isFile() && METRIC_FILES.contains(child)
+              && firstLineStartsWith(entry.getPath(), "{\"run\":");
+          case CHECKPOINTS -> entry.isFile() && CHECKPOINT.matcher(child).matches() && startsWith(entry.getPath(),
+              CHECKPOINT_MAGIC);
+          case RunDirectory.CAPTURES -> entry.isDirectory() && CAPTURE_ROUND.matcher(child).matches()
+              && captureRound(entry.getPath(), children);
+          case RunDirectory.LOGS -> entry.isFile() && DRIVER_LOG.matcher(child).matches();
+          default -> false;
+        };
+        if (!mine) {
+          return false;
+        }
+        if (name.equals(CHECKPOINTS) && !child.startsWith(AtomicFiles.TEMPORARY_PREFIX)) {
+          checkpointsHere++;
+        }
+        children.add(entry.getPath());
+      }
+      if (!sideFiles(entries, children)) {
+        return false;
+      }
+      own.addAll(children);
+      checkpoints += checkpointsHere;
+      return true;
+    }
+
+    /** A round's capture files, added to {@code into} before the round's directory. */
+    private boolean captureRound(Path round, List<Path> into) throws IOException {
+      FileStatus[] entries = fs.listStatus(round);
+      List<Path> files = new ArrayList<>();
+      for (FileStatus entry : entries) {
+        String name = entry.getPath().getName();
+        if (isSideFile(name)) {
+          continue;
+        }
+        if (!entry.isFile() || !(CAPTURE_FILE.matcher(name).matches()
+            || name.startsWith(AtomicFiles.TEMPORARY_PREFIX))) {
+          return false;
+        }
+        files.add(entry.getPath());
+      }
+      if (!sideFiles(entries, files)) {
+        return false;
+      }
+      into.addAll(files);
+      return true;
+    }
+
+    /** Checksum side files of bitopk's files are bitopk's; any other is foreign (false, or listed). */
+    private boolean sideFiles(FileStatus[] entries, List<Path> mine) {
+      List<String> names = mine.stream().map(Path::getName).toList();
+      List<Path> sides = new ArrayList<>();
+      for (FileStatus entry : entries) {
+        String name = entry.getPath().getName();
+        if (isSideFile(name)) {
+          if (!names.contains(name.substring(1, name.length() - ".crc".length()))) {
+            return false;
+          }
+          sides.add(entry.getPath());
+        }
+      }
+      mine.addAll(0, sides);
+      return true;
+    }
+
+    /** At the top level: side files follow the verdict on their file. */
+    void topLevelSideFiles(FileStatus[] entries) {
+      List<String> mine = own.stream().map(Path::getName).toList();
+      for (FileStatus entry : entries) {
+        String name = entry.getPath().getName();
+        if (isSideFile(name)) {
+          account(entry, mine.contains(name.substring(1, name.length() - ".crc".length())));
+        }
+      }
+      foreign.sort(null);
+    }
+
+    boolean isRunConfig(Path file) {
+      try (InputStream in = raw.open(file)) {
+        JsonNode node = JSON.readTree(in);
+        return node != null && node.isObject() && node.path("run").isTextual() && !node.path("run").asText().isEmpty()
+            && node.path("resolved").isObject();
+      } catch (IOException notJson) {
+        return false;
+      }
+    }
+
+    /** True when the file is empty (written, nothing recorded yet) or its first line starts with {@code prefix}. */
+    boolean firstLineStartsWith(Path file, String prefix) throws IOException {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(raw.open(file), StandardCharsets.UTF_8))) {
+        String first = in.readLine();
+        return first == null || first.startsWith(prefix);
+      } catch (FileNotFoundException gone) {
+        return true;
+      }
+    }
+
+    boolean startsWith(Path file, byte[] magic) throws IOException {
+      try (InputStream in = raw.open(file)) {
+        return Arrays.equals(in.readNBytes(magic.length), magic);
+      } catch (FileNotFoundException gone) {
+        return true;
+      }
+    }
+  }
+}
