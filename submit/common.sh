@@ -1,7 +1,7 @@
 # Shared by the submit scripts; sourced, never run. Pure bash (no external commands besides spark-submit),
 # so that a missing spark-submit is reported clearly even on a bare PATH.
 
-BITOPK_MAIN_CLASS="org.bitopk.job.Main"
+BITOPK_MAIN_CLASS="org.bitopk.cli.Main"
 
 # print_text <<EOF ... EOF: prints a here-document without cat.
 print_text() {

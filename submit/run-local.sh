@@ -32,4 +32,4 @@ fi
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
 # shellcheck disable=SC2086
-exec java ${JAVA_OPTS:-} $SPARK_OPENS -cp "$CLASSES:$(cat "$CP_FILE")" org.bitopk.job.Main "$@"
+exec java ${JAVA_OPTS:-} $SPARK_OPENS -cp "$CLASSES:$(cat "$CP_FILE")" org.bitopk.cli.Main "$@"

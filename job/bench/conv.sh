@@ -8,4 +8,4 @@ mvn -B -q -pl job -am test-compile dependency:build-classpath -Dmdep.outputFile=
     -Dmdep.includeScope=test
 export OMP_NUM_THREADS=1
 exec java -cp "job/target/test-classes:job/target/classes:$(cat job/target/test-classpath.txt)" \
-    org.bitopk.job.problem.ConvolutionStepBenchmark "$@"
+    org.bitopk.job.problem.network.ConvolutionStepBenchmark "$@"

@@ -25,19 +25,20 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.StructType;
 import org.bitopk.compression.CompressorSpec;
-import org.bitopk.job.table.InputNames;
 import org.bitopk.datasets.NormalizationSpec;
-import org.bitopk.job.table.TableData;
-import org.bitopk.job.Mode;
-import org.bitopk.job.TableInput;
-import org.bitopk.job.TrainingConfig;
-import org.bitopk.job.TrainingRun;
+import org.bitopk.job.config.Mode;
+import org.bitopk.job.config.TableInput;
+import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.RunListener;
 import org.bitopk.job.engine.RunSummary;
-import org.bitopk.job.problem.ModelArchitecture;
-import org.bitopk.job.problem.ModelSpec;
+import org.bitopk.job.problem.network.ModelArchitecture;
+import org.bitopk.job.problem.network.ModelSpec;
+import org.bitopk.job.run.PreparedRun;
+import org.bitopk.job.run.TrainingRun;
 import org.bitopk.job.spark.BitopkKryoRegistrator;
+import org.bitopk.job.table.InputNames;
+import org.bitopk.job.table.TableData;
 
 /**
  * A Spark ML {@link Estimator} that trains a classifier with bitopk: {@link #fit} runs exactly the training
@@ -295,7 +296,7 @@ public final class BitopkClassifier extends Estimator<BitopkClassificationModel>
     requireKryo(frame.sparkSession().sparkContext().getConf());
     Integer classes = declaredClasses(frame.schema());
     String output = getOutputDir().isEmpty()
-        ? TrainingRun.defaultOutput() + "-" + UUID.randomUUID().toString().substring(0, 6) : getOutputDir();
+        ? PreparedRun.defaultOutput() + "-" + UUID.randomUUID().toString().substring(0, 6) : getOutputDir();
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(frame.sparkSession().sparkContext());
     TrainingConfig config = config(output, sc);
     AtomicReference<TableData> opened = new AtomicReference<>();

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.bitopk.cli.Main;
 import org.bitopk.job.cluster.SharedCluster;
 import org.bitopk.job.cluster.StandaloneCluster;
 import org.junit.jupiter.api.Test;

@@ -7,11 +7,13 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.datasets.Datasets;
+import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.engine.IterationRecord;
 import org.bitopk.job.engine.RunRecorder;
 import org.bitopk.job.engine.Trainer;
-import org.bitopk.job.problem.ImageProblem;
-import org.bitopk.job.problem.ModelArchitecture;
+import org.bitopk.job.problem.network.ImageProblem;
+import org.bitopk.job.problem.network.ModelArchitecture;
+import org.bitopk.job.run.RunPlans;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

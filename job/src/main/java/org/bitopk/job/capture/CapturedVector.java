@@ -86,7 +86,7 @@ public final class CapturedVector {
   }
 
   /** The shared array, for readers in this package that do not modify it. */
-  float[] valuesUnsafe() {
+  public float[] valuesUnsafe() {
     return values;
   }
 }

@@ -126,7 +126,7 @@ public abstract sealed class DownlinkStrategy permits DownlinkStrategy.Compresse
         public Sent send(float[] average, int[] union) {
           CompressionStep step = feedback.step(average, 1f, c, targetK);
           return new Sent(step.sent(), step.targetK(), step.achievedK(),
-              ServerAggregator.ratio(step.residualNorm(), step.compensatedNorm()));
+              NormRatio.of(step.residualNorm(), step.compensatedNorm()));
         }
 
         @Override
@@ -184,7 +184,7 @@ public abstract sealed class DownlinkStrategy permits DownlinkStrategy.Compresse
         public Sent send(float[] average, int[] union) {
           CompressionStep step = difference.step(average, -1f, c, targetK);
           return new Sent(negated(step.sent()), step.targetK(), step.achievedK(),
-              ServerAggregator.ratio(step.residualNorm(), step.compensatedNorm()));
+              NormRatio.of(step.residualNorm(), step.compensatedNorm()));
         }
 
         @Override
@@ -302,7 +302,7 @@ public abstract sealed class DownlinkStrategy permits DownlinkStrategy.Compresse
           SparseVector update = remembers ? difference(last.indices(), q, omega, d) : negated(omega);
           last = omega;
           return new Sent(update, step.targetK(), step.achievedK(),
-              ServerAggregator.ratio(step.residualNorm(), step.compensatedNorm()));
+              NormRatio.of(step.residualNorm(), step.compensatedNorm()));
         }
 
         /** u = q − Ω on supp(q) ∪ supp(Ω), q on the indices of the previous message. */

@@ -29,7 +29,7 @@ record RoundStatistics(long upBytes, double meanLoss, double meanAchievedK, doub
       upBytes += r.uplinkBytes();
       loss += r.loss;
       achieved += r.achievedK;
-      deltaUp = Math.max(deltaUp, ServerAggregator.ratio(r.residualNorm, r.compensatedNorm));
+      deltaUp = Math.max(deltaUp, NormRatio.of(r.residualNorm, r.compensatedNorm));
       gradientNs += r.gradientNanos;
       compressNs += r.compressNanos;
       catchUpNs += r.catchUpNanos;

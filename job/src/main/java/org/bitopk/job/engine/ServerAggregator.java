@@ -261,10 +261,6 @@ public final class ServerAggregator {
       num += diff * diff;
       den += (double) sumG[j] * sumG[j];
     }
-    return ratio(Math.sqrt(num), Math.sqrt(den));
-  }
-
-  static double ratio(double numerator, double denominator) {
-    return denominator == 0 ? 0.0 : numerator / denominator;
+    return NormRatio.of(Math.sqrt(num), Math.sqrt(den));
   }
 }

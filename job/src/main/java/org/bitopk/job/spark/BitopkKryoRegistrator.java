@@ -4,7 +4,7 @@ import com.esotericsoftware.kryo.Kryo;
 import org.apache.spark.serializer.KryoRegistrator;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.job.engine.WorkerReport;
-import org.bitopk.job.problem.QuadraticShard;
+import org.bitopk.job.problem.quadratic.QuadraticShard;
 
 /**
  * Registers the classes that cross the wire as values (task results, broadcasts, cached shards), so Kryo

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.bitopk.job.Main;
+import org.bitopk.cli.Main;
 
 /** The command line in this JVM ({@link Main#execute}) and what the tests check about its outcome. */
 final class Cli {

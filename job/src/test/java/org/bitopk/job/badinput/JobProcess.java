@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.bitopk.job.Main;
+import org.bitopk.cli.Main;
 import org.bitopk.job.SparkJvmOpens;
 
 /**

@@ -21,11 +21,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The capture file format: the documented layout, a lossless round trip, and one line for every bad file. */
-class CaptureFormatTest {
+public class CaptureFormatTest {
   @TempDir
   java.nio.file.Path tmp;
 
-  static CapturedVector vector(int d, long seed) {
+  public static CapturedVector vector(int d, long seed) {
     Random random = new Random(seed);
     float[] values = new float[d];
     for (int j = 0; j < d; j++) {

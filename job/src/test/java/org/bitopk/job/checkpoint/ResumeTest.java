@@ -1,24 +1,14 @@
 package org.bitopk.job.checkpoint;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
-import org.bitopk.compression.CompressorSpec;
-import org.bitopk.job.LocalSpark;
-import org.bitopk.job.Main;
-import org.bitopk.job.TrainingConfig;
-import org.bitopk.job.TrainingRun;
-import org.bitopk.job.engine.DriverState;
-import org.bitopk.job.engine.IterationRecord;
-import org.bitopk.job.engine.RunListener;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -29,13 +19,22 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.bitopk.cli.Main;
+import org.bitopk.compression.CompressorSpec;
+import org.bitopk.job.LocalSpark;
+import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.engine.DriverState;
+import org.bitopk.job.engine.IterationRecord;
+import org.bitopk.job.engine.RunListener;
+import org.bitopk.job.run.TrainingRun;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Crash and resume in one JVM (local[2]): a run stopped by an exception after a checkpoint, resumed with

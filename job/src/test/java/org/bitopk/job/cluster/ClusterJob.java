@@ -2,7 +2,6 @@ package org.bitopk.job.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +10,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Submits the training job ({@code org.bitopk.job.Main}) to a {@link StandaloneCluster} through the project's
+ * Submits the training job ({@code org.bitopk.cli.Main}) to a {@link StandaloneCluster} through the project's
  * own {@code submit/standalone.sh} and {@code submit/spark-defaults.conf}, and reads a run's output back.
  */
 final class ClusterJob {

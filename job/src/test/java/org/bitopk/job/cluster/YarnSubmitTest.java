@@ -16,7 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.bitopk.job.Main;
+import org.bitopk.cli.Main;
 import org.bitopk.job.SparkTestContext;
 import org.bitopk.job.checkpoint.MetricLines;
 import org.bitopk.job.spark.SparkSetup;

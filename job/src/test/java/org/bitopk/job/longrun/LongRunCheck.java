@@ -1,18 +1,17 @@
 package org.bitopk.job.longrun;
 
-import org.apache.spark.SparkConf;
-import org.apache.spark.api.java.JavaSparkContext;
-import org.bitopk.job.TrainingConfig;
-import org.bitopk.job.TrainingRun;
-import org.bitopk.job.SparkTestContext;
-import org.bitopk.job.spark.SparkSetup;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.job.SparkTestContext;
+import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.run.TrainingRun;
+import org.bitopk.job.spark.SparkSetup;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The long run: {@code longrun.iterations} rounds (default 10,000) of the counterexample on local[2], with

@@ -73,7 +73,7 @@ class SparkOpensTest {
     List<String> opens = SparkJvmOpens.options();
     int cp = argv.indexOf("-cp");
     assertEquals(opens, argv.subList(0, cp), "java options before -cp");
-    assertEquals(List.of("org.bitopk.job.Main", "train", "--workers", "2"), argv.subList(cp + 2, argv.size()));
+    assertEquals(List.of("org.bitopk.cli.Main", "train", "--workers", "2"), argv.subList(cp + 2, argv.size()));
   }
 
   @Test

@@ -1,12 +1,8 @@
 package org.bitopk.job.submit;
 
-import org.apache.spark.launcher.JavaModuleOptions;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.StringReader;
@@ -22,10 +18,13 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.apache.spark.launcher.JavaModuleOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The submit scripts, run with bash against a fake {@code spark-submit} that records its arguments: what
@@ -70,7 +69,7 @@ class SubmitScriptsTest {
 
     // The class spark-submit is asked to run exists.
     String mainClass = valueAfter(argv, "--class");
-    assertEquals("org.bitopk.job.Main", mainClass);
+    assertEquals("org.bitopk.cli.Main", mainClass);
     Class<?> main = Class.forName(mainClass);
     assertEquals(void.class, main.getMethod("main", String[].class).getReturnType());
 

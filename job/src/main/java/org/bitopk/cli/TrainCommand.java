@@ -1,0 +1,190 @@
+package org.bitopk.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.job.ExitCode;
+import org.bitopk.job.RunFailedException;
+import org.bitopk.job.config.MasterUrl;
+import org.bitopk.job.config.TrainFlags;
+import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.output.DriverLog;
+import org.bitopk.job.output.ProgressDisplay;
+import org.bitopk.job.output.RunDirectory;
+import org.bitopk.job.output.RunLease;
+import org.bitopk.job.run.PreparedRun;
+import org.bitopk.job.run.TrainingRun;
+import org.bitopk.job.spark.SparkSetup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine;
+
+/** {@code train}: the default command. Every flag maps to one {@link TrainingConfig} setting. */
+@Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = Version.class,
+    description = {
+        "Trains a model data-parallel on Spark: executors are workers (gradient, error feedback, uplink",
+        "compression), the driver is the parameter server (average, server residual, downlink compression,",
+        "one broadcast per iteration). Writes config.json, metrics/*.jsonl, the model, summary.txt and",
+        "_SUCCESS into the output directory (any Hadoop FileSystem URI)."},
+    footer = {"", "Without arguments: Fashion-MNIST MLP, bidirectional TopK (density 0.01 up and down), 4 workers,",
+        "1 epoch, into runs/<timestamp>. Other command: report --runs DIR1,DIR2,... --out FILE.png",
+        "Exit codes: 0 done, 1 the run failed, 2 bad input or settings (nothing written), 130/143 interrupted",
+        "(SIGINT/SIGTERM; checkpoints kept). Spark's and DL4J's messages go to <output>/logs/driver-<time>.log."})
+public final class TrainCommand extends TrainFlags implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(TrainCommand.class);
+  private static final DateTimeFormatter LOG_STAMP =
+      DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+
+  private final JavaSparkContext provided;
+
+  /** For the CLI: starts its own SparkContext. */
+  public TrainCommand() {
+    this(null);
+  }
+
+  /** For tests and embedding: runs on an existing context, which it leaves running. */
+  public TrainCommand(JavaSparkContext existing) {
+    this.provided = existing;
+  }
+
+  /** For reading a model file before Spark starts: the context's own Hadoop configuration when one is given. */
+  @Override
+  protected Configuration hadoopConfiguration() {
+    return provided != null ? provided.hadoopConfiguration() : super.hadoopConfiguration();
+  }
+
+  @Override
+  public Integer call() {
+    TrainingConfig cfg;
+    try {
+      cfg = toConfig();
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    Consumer<String> warnings = w -> {
+      err.println("bitopk: warning: " + w);
+      err.flush();
+    };
+    Optional<DriverLog> log = provided == null ? DriverLog.installed() : Optional.empty();
+    RunLease lease = null;
+    JavaSparkContext sc = null;
+    Path copyLogTo = null;
+    Optional<String> logShown = Optional.empty();
+    try {
+      SparkConf sparkConf = provided == null ? SparkSetup.conf(cfg.master()) : null;
+      Configuration hadoop = provided != null ? provided.hadoopConfiguration() : SparkSetup.hadoopConfiguration(sparkConf);
+      PreparedRun prepared = PreparedRun.check(cfg, hadoop);
+      if (sparkConf != null) {
+        String master = sparkConf.get("spark.master");
+        MasterUrl.probe(master, MasterUrl.parse(master), MasterUrl.PROBE_TIMEOUT);
+      }
+      lease = prepared.claim(warnings);
+      Interruption.status(prepared::interruptedStatus);
+      if (log.isPresent()) {
+        copyLogTo = startLogFile(log.get(), prepared, hadoop);
+        logShown = Optional.of(copyLogTo != null ? copyLogTo.toString() : log.get().location().orElse(""));
+      }
+      sc = provided != null ? provided : startSpark(sparkConf);
+      PrintStream console = log.map(DriverLog::consoleErr).orElse(System.err);
+      boolean progress = !cfg.quiet() && ProgressDisplay.terminalAttached();
+      TrainingRun.Result result = TrainingRun.execute(sc, prepared, lease,
+          new TrainingRun.Options(progress ? console : null, List.of(), warnings));
+      PrintWriter out = spec.commandLine().getOut();
+      out.print(result.summaryText());
+      out.flush();
+      return ExitCode.OK;
+    } catch (Throwable failure) {
+      if (Failures.isBadInput(failure)) {
+        LOG.info("refused: {}", failure.getMessage());
+      } else {
+        LOG.error("the run failed", failure);
+      }
+      if (Interruption.fired()) {
+        return ExitCode.INTERRUPTED;   // the interruption printed its line; the JVM is exiting
+      }
+      return Failures.report(failure, err, logShown, verbose);
+    } finally {
+      if (sc != null && provided == null) {
+        stopQuietly(sc);
+      }
+      if (lease != null) {
+        if (copyLogTo != null) {
+          copyLog(log.get(), copyLogTo, lease);
+        }
+        lease.close();
+      }
+    }
+  }
+
+  /**
+   * Starts writing the driver's log into the run's {@code logs/} directory: directly when the output is on
+   * the local file system, else into a local temporary file copied there at the end (returned).
+   */
+  private static Path startLogFile(DriverLog log, PreparedRun prepared, Configuration hadoop) throws IOException {
+    String name = "driver-" + LOG_STAMP.format(Instant.now()) + ".log";
+    Path inRun = new Path(new Path(prepared.output(), RunDirectory.LOGS), name);
+    FileSystem fs = prepared.fileSystem();
+    if ("file".equals(fs.getScheme())) {
+      log.writeTo(inRun, hadoop);
+      return null;
+    }
+    java.io.File local = new java.io.File(System.getProperty("java.io.tmpdir"), "bitopk-" + prepared.runId() + "-" + name);
+    log.writeTo(new Path(local.toURI()), hadoop);
+    return inRun;
+  }
+
+  private static void copyLog(DriverLog log, Path target, RunLease lease) {
+    try {
+      log.moveTo(target, lease.fileSystem().getConf());
+    } catch (IOException | RuntimeException | Error e) {
+      LOG.warn("cannot copy the driver log to {}: {}", target, e.toString());
+    }
+  }
+
+  /**
+   * Starts the SparkContext; a standalone master that does not register the application within Spark's
+   * own limit (3 attempts of 20 s) leaves a stopped context behind, reported here in one line.
+   */
+  private static JavaSparkContext startSpark(SparkConf conf) {
+    String master = conf.get("spark.master");
+    JavaSparkContext sc;
+    try {
+      sc = SparkSetup.start(conf);
+    } catch (RuntimeException e) {
+      throw new RunFailedException("--master " + master + ": Spark could not start: " + Failures.firstLine(e), e);
+    }
+    // A standalone master that never registers the application leaves a context that Spark stops in another
+    // thread; using it meanwhile can hang (a broadcast racing the stop). Registered applications get an id
+    // "app-..." from the master; without one, stop here and say so.
+    boolean unregistered = master.startsWith("spark://") && !sc.sc().applicationId().startsWith("app-");
+    if (unregistered || sc.sc().isStopped()) {
+      stopQuietly(sc);
+      throw new RunFailedException("--master " + master + ": the master did not accept the application (Spark "
+          + "gave up after 3 registration attempts of 20 s): is it a Spark "
+          + org.apache.spark.package$.MODULE$.SPARK_VERSION() + " standalone master, reachable from this host?");
+    }
+    return sc;
+  }
+
+  private static void stopQuietly(JavaSparkContext sc) {
+    try {
+      sc.stop();
+    } catch (RuntimeException e) {
+      LOG.warn("stopping Spark failed: {}", e.toString());
+    }
+  }
+}

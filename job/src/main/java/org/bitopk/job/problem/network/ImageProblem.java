@@ -1,0 +1,121 @@
+package org.bitopk.job.problem.network;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.datasets.LabeledImages;
+import org.bitopk.datasets.ShardSplitter;
+import org.bitopk.datasets.TrainTest;
+import org.bitopk.datasets.WorkerShard;
+import org.bitopk.job.problem.Evaluation;
+import org.bitopk.job.problem.TrainingProblem;
+import org.bitopk.job.problem.WorkerPartitions;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.util.ModelSerializer;
+
+/** An image classification problem: worker shards on executors, the test set and one network on the driver. */
+public final class ImageProblem implements TrainingProblem<WorkerShard> {
+  private final String name;
+  private final LabeledImages test;
+  private final WorkerPartitions<WorkerShard> partitions;
+  private final JavaRDD<WorkerShard> shards;
+  private final int workers;
+  private final int iterationsPerEpoch;
+  private final NetworkObjectiveFactory factory;
+  private final MultiLayerNetwork driverNetwork;
+
+  /**
+   * @param nonIid use the paper's sorted-label shards instead of an equal random split
+   */
+  public ImageProblem(JavaSparkContext sc, String dataset, TrainTest data, ModelSpec model,
+      int workers, boolean nonIid, int batchSize, long seed) {
+    LabeledImages train = data.train();
+    this.name = dataset + "/" + model.displayName();
+    this.test = data.test();
+    this.workers = workers;
+    // The model is checked against the data before anything is cached on the executors.
+    boolean augment = DatasetChoice.parse(dataset).augments();
+    this.factory = new NetworkObjectiveFactory(model, train.channels(), train.height(), train.width(),
+        train.numClasses(), batchSize, seed, augment);
+    List<WorkerShard> list = nonIid ? ShardSplitter.nonIid(train, workers, seed) : ShardSplitter.iid(train, workers, seed);
+    if (list.size() != workers) {
+      throw new IllegalStateException("splitter returned " + list.size() + " shards for " + workers + " workers");
+    }
+    int rounds = Integer.MAX_VALUE;
+    for (WorkerShard shard : list) {
+      rounds = Math.min(rounds, shard.batchesPerEpoch(batchSize));
+    }
+    if (rounds < 1) {
+      throw new IllegalArgumentException("--batch-size " + batchSize + " is larger than the smallest worker shard ("
+          + train.count() / workers + " examples for " + workers + " workers)");
+    }
+    this.iterationsPerEpoch = rounds;
+    for (int i = 0; i < list.size(); i++) {
+      if (list.get(i).workerId() != i) {
+        throw new IllegalStateException("shard " + i + " belongs to worker " + list.get(i).workerId());
+      }
+    }
+    this.partitions = WorkerPartitions.distribute(sc, list, "worker shards (" + workers + " workers)");
+    this.shards = partitions.rdd();
+    this.driverNetwork = factory.newNetwork();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public int workers() {
+    return workers;
+  }
+
+  @Override
+  public JavaRDD<WorkerShard> shards() {
+    return shards;
+  }
+
+  @Override
+  public NetworkObjectiveFactory objectiveFactory() {
+    return factory;
+  }
+
+  @Override
+  public float[] initialParameters() {
+    return factory.newNetwork().params().toFloatVector();
+  }
+
+  @Override
+  public int iterationsPerEpoch() {
+    return iterationsPerEpoch;
+  }
+
+  /** The driver's evaluation network carrying x. */
+  public MultiLayerNetwork networkWith(float[] parameters) {
+    driverNetwork.params().data().setData(parameters);
+    return driverNetwork;
+  }
+
+  @Override
+  public Evaluation evaluate(float[] parameters) {
+    double[] sums = BatchEvaluation.sums(networkWith(parameters), test);
+    return new Evaluation(sums[0] / test.count(), sums[1] / test.count());
+  }
+
+  @Override
+  public String saveModel(float[] parameters, FileSystem fs, Path runDirectory) throws IOException {
+    try (OutputStream out = fs.create(new Path(runDirectory, "model.zip"), true)) {
+      ModelSerializer.writeModel(networkWith(parameters), out, false);
+    }
+    return "model.zip";
+  }
+
+  @Override
+  public void close() {
+    partitions.close();
+  }
+}

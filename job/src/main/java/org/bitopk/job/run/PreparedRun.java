@@ -1,0 +1,525 @@
+package org.bitopk.job.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.UnsupportedFileSystemException;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
+import org.bitopk.datasets.Datasets;
+import org.bitopk.datasets.LabeledImages;
+import org.bitopk.datasets.ShardSplitter;
+import org.bitopk.datasets.TrainTest;
+import org.bitopk.job.BadInputException;
+import org.bitopk.job.checkpoint.Checkpoint;
+import org.bitopk.job.checkpoint.CheckpointStore;
+import org.bitopk.job.checkpoint.ConfigDigest;
+import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.output.AtomicFiles;
+import org.bitopk.job.output.OutputDirectoryException;
+import org.bitopk.job.output.RunDirectory;
+import org.bitopk.job.output.RunDirectoryCheck;
+import org.bitopk.job.output.RunLease;
+import org.bitopk.job.problem.TrainingProblem;
+import org.bitopk.job.problem.network.ImageProblem;
+import org.bitopk.job.problem.network.ModelArchitecture;
+import org.bitopk.job.problem.network.TableProblem;
+import org.bitopk.job.problem.quadratic.CounterexampleProblem;
+import org.bitopk.job.problem.quadratic.InitialPointFile;
+import org.bitopk.job.table.InputNames;
+import org.bitopk.job.table.TableData;
+
+/**
+ * A training run checked completely before Spark starts and before anything is written: the output directory
+ * may be used as asked (see {@link RunDirectory#requireUsable}), a resume has an intact checkpoint of its own
+ * run with the same arithmetic, the data are present, readable and well-formed (they are loaded here, on the
+ * driver, where they are loaded anyway), the model fits the images, and the workers and the batch size fit the
+ * number of examples. Every problem is a {@link BadInputException} (or {@link OutputDirectoryException}) with
+ * one message; a prepared run then only {@link #claim}s its directory and trains.
+ */
+public final class PreparedRun {
+  /** The newest checkpoints kept; two, so a damaged newest one still leaves one to resume from. */
+  static final int CHECKPOINTS_KEPT = 2;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+
+  private final TrainingConfig config;
+  private final FileSystem fs;
+  private final Path output;
+  private final RunDirectoryCheck.State state;
+  private final String runId;
+  private final Checkpoint checkpoint;
+  private final JsonNode previousConfig;
+  private final TrainTest data;
+  private final int[] shardSizes;
+  private final int iterationsPerEpoch;
+  private final long totalIterations;
+  private final TableLoader tableLoader;
+  private final TableData table;
+  /** The counterexample's x₀ read from --x0, or null (generated from the seed, or not the counterexample). */
+  private float[] counterexampleStart;
+
+  /**
+   * Reads a table input with Spark (so not in {@link #check}): the executors decode, validate and split it.
+   * The settings come resolved (workers, split, seed).
+   */
+  @FunctionalInterface
+  public interface TableLoader {
+    TableData load(JavaSparkContext sc, TrainingConfig config);
+  }
+
+  private PreparedRun(TrainingConfig config, FileSystem fs, Path output, RunDirectoryCheck.State state, String runId,
+      Checkpoint checkpoint, JsonNode previousConfig, TrainTest data, int[] shardSizes, int iterationsPerEpoch) {
+    this(config, fs, output, state, runId, checkpoint, previousConfig, data, shardSizes, iterationsPerEpoch,
+        null, null);
+  }
+
+  private PreparedRun(TrainingConfig config, FileSystem fs, Path output, RunDirectoryCheck.State state, String runId,
+      Checkpoint checkpoint, JsonNode previousConfig, TrainTest data, int[] shardSizes, int iterationsPerEpoch,
+      TableLoader tableLoader, TableData table) {
+    this.config = config;
+    this.fs = fs;
+    this.output = output;
+    this.state = state;
+    this.runId = runId;
+    this.checkpoint = checkpoint;
+    this.previousConfig = previousConfig;
+    this.data = data;
+    this.shardSizes = shardSizes;
+    this.iterationsPerEpoch = iterationsPerEpoch;
+    this.totalIterations = RunPlans.totalRounds(config, iterationsPerEpoch);
+    this.tableLoader = tableLoader;
+    this.table = table;
+  }
+
+  /** The default output directory for a run started now: runs/&lt;UTC timestamp&gt;. */
+  public static String defaultOutput() {
+    return "runs/" + STAMP.format(Instant.now());
+  }
+
+  /**
+   * Checks everything that can be checked without Spark and without writing.
+   *
+   * @param conf the Hadoop configuration Spark will use (see {@code SparkSetup.hadoopConfiguration})
+   * @throws IllegalArgumentException ({@link BadInputException}, {@link OutputDirectoryException}) naming the
+   *     flag, file or directory and what was expected
+   */
+  public static PreparedRun check(TrainingConfig config, Configuration conf) {
+    String uri = config.output() != null ? config.output() : defaultOutput();
+    String flag = config.resume() ? "--resume" : "--output";
+    Path path = new Path(uri);
+    FileSystem fs = fileSystem(flag, uri, path, conf);
+    path = fs.makeQualified(path);
+    TrainingConfig resolved = config.toBuilder().output(path.toString()).build();
+    RunDirectoryCheck.State state;
+    try {
+      state = RunDirectoryCheck.requireUsable(fs, path, config.overwrite(), config.resume());
+    } catch (IOException e) {
+      throw new OutputDirectoryException(flag + " " + path + ": cannot look into the directory: " + e.getMessage(), e);
+    }
+
+    Checkpoint checkpoint = null;
+    JsonNode previous = null;
+    String runId;
+    if (config.resume()) {
+      previous = readConfig(fs, path);
+      runId = previous.path("run").asText("");
+      if (runId.isEmpty()) {
+        throw new BadInputException("--resume: " + new Path(path, RunDirectory.CONFIG) + " names no run ('run' key)");
+      }
+      checkpoint = latestCheckpoint(fs, path, runId, ConfigDigest.of(resolved.toFlags()));
+    } else {
+      runId = path.getName() + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    if (resolved.isCounterexample()) {
+      int[] ones = new int[resolved.workers()];
+      Arrays.fill(ones, 1);
+      PreparedRun run = new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, null, ones, 1);
+      if (resolved.x0() != null) {
+        run.counterexampleStart = readStart(resolved, conf);
+      }
+      return finish(run);
+    }
+    if (resolved.table() != null) {
+      // Tables are read by the executors: their checks run in withData, once Spark runs, before training.
+      TableLoader loader = resolved.table().isDataFrame() ? null : PreparedRun::loadTable;
+      return new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, null, null, 1, loader, null);
+    }
+    TrainTest data = loadData(resolved, conf);
+    LabeledImages train = data.train();
+    String shape = train.channels() + "x" + train.height() + "x" + train.width();
+    try {
+      if (resolved.model() instanceof ModelArchitecture architecture) {
+        architecture.checkFits(train.channels(), train.height(), train.width(), train.numClasses());
+      } else {
+        resolved.model().build(resolved.seed(), train.channels(), train.height(), train.width(), train.numClasses());
+      }
+    } catch (IllegalArgumentException e) {
+      if (e.getMessage() != null && e.getMessage().startsWith("--model")) {
+        throw new BadInputException(e.getMessage(), e);   // one's own network: its validation names the file
+      }
+      throw new BadInputException("--model " + resolved.model().displayName() + " does not fit the " + shape
+          + " images of " + resolved.dataset() + ": " + e.getMessage() + "; choose another --model (mlp and "
+          + "mlp-small take any shape)", e);
+    }
+    int[] sizes;
+    try {
+      sizes = ShardSplitter.shardSizes(train.count(), resolved.workers(), resolved.nonIid());
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException("--workers " + resolved.workers() + ": too many for the " + train.count()
+          + " training examples of " + resolved.dataset() + " (" + e.getMessage() + ")", e);
+    }
+    int smallest = Arrays.stream(sizes).min().orElse(0);
+    if (smallest < resolved.batchSize()) {
+      throw new BadInputException("--batch-size " + resolved.batchSize() + " is larger than the smallest worker "
+          + "shard (" + smallest + " examples: " + train.count() + " training examples over " + resolved.workers()
+          + " workers" + (resolved.nonIid() ? ", non-iid" : "") + "); lower --batch-size or --workers");
+    }
+    return finish(new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, data, sizes,
+        smallest / resolved.batchSize()));
+  }
+
+  private static PreparedRun finish(PreparedRun run) {
+    java.util.List<Integer> captures = run.config.captureVectors();
+    if (!captures.isEmpty() && captures.get(captures.size() - 1) > run.totalIterations) {
+      throw new BadInputException("--capture-vectors: round " + captures.get(captures.size() - 1) + " is beyond "
+          + "this run's " + run.totalIterations + " rounds (raise --epochs or --max-iterations, or leave the "
+          + "round out)");
+    }
+    if (run.checkpoint != null && run.checkpoint.iteration() > run.totalIterations) {
+      throw new BadInputException("--resume: the checkpoint is at iteration " + run.checkpoint.iteration()
+          + ", beyond this run's " + run.totalIterations + " iterations (raise --epochs or --max-iterations)");
+    }
+    return run;
+  }
+
+  /**
+   * Takes the output directory: its lease (creating the directory, which proves it writable), then, under
+   * the lease, checks that it still holds what {@link #check} saw, removes an old run for
+   * {@code --overwrite} and the temporary files of failed writes for {@code --resume}.
+   *
+   * @param warnings receives the one-line warning when a stale lease is taken over
+   */
+  public RunLease claim(Consumer<String> warnings) {
+    RunLease lease = RunLease.acquire(fs, output, runId, warnings);
+    boolean claimed = false;
+    try {
+      RunDirectoryCheck.State now = RunDirectoryCheck.inspect(fs, output);
+      boolean same = now.kind() == state.kind()
+          || (state.kind() == RunDirectoryCheck.Kind.ABSENT && now.kind() == RunDirectoryCheck.Kind.EMPTY);
+      if (!same) {
+        throw new OutputDirectoryException((config.resume() ? "--resume " : "--output ") + output + " changed "
+            + "while this run was starting (another run wrote into it): look at it and run the command again");
+      }
+      if (config.overwrite() && (now.kind() == RunDirectoryCheck.Kind.FINISHED
+          || now.kind() == RunDirectoryCheck.Kind.UNFINISHED)) {
+        RunDirectoryCheck.clear(fs, output);
+      }
+      if (config.resume()) {
+        AtomicFiles.removeTemporaries(fs, output);
+        AtomicFiles.removeTemporaries(fs, new Path(output, RunDirectory.METRICS));
+        CheckpointStore.in(fs, output, CHECKPOINTS_KEPT).removeTemporaries();
+      }
+      claimed = true;
+      return lease;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot prepare " + output + ": " + e.getMessage(), e);
+    } finally {
+      if (!claimed) {
+        lease.close();
+      }
+    }
+  }
+
+  /** The same run, reading its table input with {@code loader} (Spark ML's fit hands its DataFrame so). */
+  public PreparedRun withTableLoader(TableLoader loader) {
+    if (config.table() == null) {
+      throw new IllegalStateException("not a table input");
+    }
+    return new PreparedRun(config, fs, output, state, runId, checkpoint, previousConfig, null, null, 1, loader,
+        null);
+  }
+
+  /** True once the data are read (always, but for a table input before {@link #withData}). */
+  boolean dataRead() {
+    return config.table() == null || table != null;
+  }
+
+  /**
+   * For a table input: reads and splits it on the executors and checks what {@link #check} checks for files
+   * (the model fits the images, the batch fits the shards, a checkpoint fits the run); the table's cache and
+   * broadcasts then belong to the returned run's problem. Other inputs: this run.
+   *
+   * @throws IllegalArgumentException in one line starting with the flag, for bad tables and settings
+   */
+  PreparedRun withData(JavaSparkContext sc) {
+    if (dataRead()) {
+      return this;
+    }
+    if (tableLoader == null) {
+      throw new IllegalStateException("no loader for the table input " + config.table().format());
+    }
+    TableData loaded;
+    try {
+      loaded = tableLoader.load(sc, config);
+    } catch (IllegalArgumentException e) {
+      // the command line's line starts with the flag; Spark ML's messages name their parameters already
+      throw config.table().isDataFrame() ? e : config.table().namingTheFlag(e);
+    }
+    try {
+      String shape = loaded.channels() + "x" + loaded.height() + "x" + loaded.width();
+      int classes = loaded.labels().numClasses();
+      try {
+        if (config.model() instanceof ModelArchitecture architecture) {
+          architecture.checkFits(loaded.channels(), loaded.height(), loaded.width(), classes);
+        } else {
+          config.model().build(config.seed(), loaded.channels(), loaded.height(), loaded.width(), classes);
+        }
+      } catch (IllegalArgumentException e) {
+        if (e.getMessage() != null && e.getMessage().startsWith("--model")) {
+          throw new BadInputException(e.getMessage(), e);
+        }
+        throw new BadInputException("--model " + config.model().displayName() + " does not fit the " + shape
+            + " input of the table: " + e.getMessage() + "; give its image shape with --input-shape, or choose "
+            + "mlp or mlp-small (they take any shape)", e);
+      }
+      int[] sizes = loaded.shardSizes();
+      int smallest = Arrays.stream(sizes).min().orElse(0);
+      if (smallest < config.batchSize()) {
+        throw new BadInputException("--batch-size " + config.batchSize() + " is larger than the smallest worker "
+            + "shard (" + smallest + " examples: " + (loaded.rows() - loaded.testRows()) + " training rows over "
+            + config.workers() + " workers" + (config.nonIid() ? ", non-iid" : "") + "); lower --batch-size or "
+            + "--workers");
+      }
+      return finish(new PreparedRun(config, fs, output, state, runId, checkpoint, previousConfig, null, sizes,
+          smallest / config.batchSize(), tableLoader, loaded));
+    } catch (RuntimeException e) {
+      loaded.close();
+      throw e;
+    }
+  }
+
+  /** The command line's table input: a path read with a data source, or a catalog table. */
+  private static TableData loadTable(JavaSparkContext sc, TrainingConfig config) {
+    SparkSession spark = SparkSession.builder().sparkContext(sc.sc()).getOrCreate();
+    return config.table().open(spark, InputNames.COMMAND_LINE).workers(config.workers()).nonIid(config.nonIid())
+        .seed(config.seed()).build();
+  }
+
+  /** x₀ from --x0: present, readable, d finite numbers (text or .npy). */
+  private static float[] readStart(TrainingConfig config, Configuration conf) {
+    Path file = new Path(config.x0());
+    FileSystem xfs = fileSystem("--x0", config.x0(), file, conf);
+    try {
+      if (!xfs.getFileStatus(file).isFile()) {
+        throw new BadInputException("--x0 " + config.x0() + ": is a directory; expected a text or .npy file of d = "
+            + config.counterexample().dimension() + " numbers");
+      }
+    } catch (FileNotFoundException missing) {
+      throw new BadInputException("--x0 " + config.x0() + ": no such file; expected a text or .npy file of d = "
+          + config.counterexample().dimension() + " numbers", missing);
+    } catch (IOException e) {
+      throw new BadInputException("--x0 " + config.x0() + ": cannot access it: " + e.getMessage(), e);
+    }
+    try {
+      return InitialPointFile.read(xfs, file, config.counterexample().dimension(), "--x0");
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage(), e);
+    }
+  }
+
+  /** The problem on the workers: shards (from the data loaded by {@link #check}) as a cached RDD. */
+  TrainingProblem<?> problem(JavaSparkContext sc) {
+    if (config.isCounterexample()) {
+      return new CounterexampleProblem(sc, config.counterexample(), config.seed(), counterexampleStart, config.x0());
+    }
+    if (config.table() != null) {
+      if (table == null) {
+        throw new IllegalStateException("the table input is not read yet (withData)");
+      }
+      return TableProblem.create(sc, table, config.model(), config.batchSize(), config.seed(),
+          InputNames.COMMAND_LINE);
+    }
+    return new ImageProblem(sc, config.dataset(), data, config.model(), config.workers(), config.nonIid(),
+        config.batchSize(), config.seed());
+  }
+
+  /** The settings, with the output directory resolved (qualified). */
+  public TrainingConfig config() {
+    return config;
+  }
+
+  public FileSystem fileSystem() {
+    return fs;
+  }
+
+  /** The output directory, qualified. */
+  public Path output() {
+    return output;
+  }
+
+  public String runId() {
+    return runId;
+  }
+
+  /** The checkpoint a resume continues from; null for a new run. */
+  public Checkpoint checkpoint() {
+    return checkpoint;
+  }
+
+  /** The run's config.json as found (resume), else null. */
+  JsonNode previousConfig() {
+    return previousConfig;
+  }
+
+  /** Training examples read, or -1 for the counterexample (no examples). */
+  public int trainExamples() {
+    if (table != null) {
+      return (int) (table.rows() - table.testRows());
+    }
+    return data == null ? -1 : data.train().count();
+  }
+
+  /** Test examples read, or -1 for the counterexample. */
+  public int testExamples() {
+    if (table != null) {
+      return (int) table.testRows();
+    }
+    return data == null ? -1 : data.test().count();
+  }
+
+  /** Examples per worker shard (ones for the counterexample's quadratics). */
+  public int[] shardSizes() {
+    return shardSizes == null ? null : shardSizes.clone();
+  }
+
+  public int iterationsPerEpoch() {
+    return iterationsPerEpoch;
+  }
+
+  public long totalIterations() {
+    return totalIterations;
+  }
+
+  /**
+   * Where an interrupted run stands, for the interruption line: the checkpoints kept and how to continue,
+   * or that nothing can be resumed.
+   */
+  public String interruptedStatus() {
+    try {
+      List<Path> kept = CheckpointStore.in(fs, output, CHECKPOINTS_KEPT).listNewestFirst();
+      if (!kept.isEmpty()) {
+        return "; the unfinished run in " + output + " keeps " + kept.size() + " checkpoint(s), the newest "
+            + kept.get(0).getName() + ": continue it with --resume " + output;
+      }
+    } catch (IOException | RuntimeException e) {
+      // fall through: say what is known
+    }
+    return "; the unfinished run in " + output + " has no checkpoint (--checkpoint-every N makes runs resumable): "
+        + "start it again with --overwrite";
+  }
+
+  /**
+   * The file system of {@code path}, or one line saying that there is none for its scheme: unknown to
+   * Hadoop, or configured (s3a is, in Hadoop's defaults) but its jars are not on the class path.
+   */
+  static FileSystem fileSystem(String flag, String uri, Path path, Configuration conf) {
+    try {
+      return path.getFileSystem(conf);
+    } catch (UnsupportedFileSystemException e) {
+      throw noFileSystem(flag, uri, path, "", e);
+    } catch (RuntimeException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof ClassNotFoundException missing) {
+          throw noFileSystem(flag, uri, path, " (" + missing.getMessage() + ")", e);
+        }
+      }
+      throw new BadInputException(flag + " " + uri + ": cannot use this location: " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new BadInputException(flag + " " + uri + ": cannot use this location: " + e.getMessage(), e);
+    }
+  }
+
+  private static BadInputException noFileSystem(String flag, String uri, Path path, String detail, Exception e) {
+    String scheme = path.toUri().getScheme();
+    return new BadInputException(flag + " " + uri + ": no Hadoop FileSystem for scheme \"" + scheme
+        + "\" on the class path" + detail + ("s3a".equals(scheme) ? "; s3a needs the hadoop-aws jar and its AWS "
+        + "SDK bundle, matching Hadoop 3.3.4" : ""), e);
+  }
+
+  private static JsonNode readConfig(FileSystem fs, Path dir) {
+    Path file = new Path(dir, RunDirectory.CONFIG);
+    try (InputStream in = fs.open(file)) {
+      JsonNode node = JSON.readTree(in);
+      if (node == null || !node.isObject()) {
+        throw new BadInputException("--resume: " + file + " is not a JSON object");
+      }
+      return node;
+    } catch (IOException e) {
+      throw new BadInputException("--resume: cannot read " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static Checkpoint latestCheckpoint(FileSystem fs, Path dir, String runId, String digest) {
+    CheckpointStore store = CheckpointStore.in(fs, dir, CHECKPOINTS_KEPT);
+    Checkpoint checkpoint;
+    try {
+      checkpoint = store.latest(runId).orElse(null);
+      if (checkpoint == null) {
+        String others = store.latest().map(c -> " (there are checkpoints of another run, " + c.runId()
+            + ", which this directory's config.json does not describe)").orElse("");
+        throw new BadInputException("--resume: no intact checkpoint of run " + runId + " in " + store.directory()
+            + others + " (checkpoints are written with --checkpoint-every N)");
+      }
+    } catch (IOException e) {
+      throw new BadInputException("--resume: cannot read the checkpoints in " + store.directory() + ": "
+          + e.getMessage(), e);
+    }
+    if (!checkpoint.configDigest().equals(digest)) {
+      throw new BadInputException("--resume: settings differ from the checkpointed run's: "
+          + ConfigDigest.differences(checkpoint.configDigest(), digest));
+    }
+    return checkpoint;
+  }
+
+  private static TrainTest loadData(TrainingConfig config, Configuration conf) {
+    if (config.data() != null) {
+      Path dir = new Path(config.data());
+      FileSystem dataFs = fileSystem("--data", config.data(), dir, conf);
+      try {
+        FileStatus status = dataFs.getFileStatus(dir);
+        if (!status.isDirectory()) {
+          throw new BadInputException("--data " + config.data() + " is a file, not a directory: pass the "
+              + "directory that holds the " + config.dataset() + " files");
+        }
+      } catch (FileNotFoundException missing) {
+        // reported below by the loader, naming the files it looked for
+      } catch (IOException e) {
+        throw new BadInputException("--data " + config.data() + ": cannot access it: " + e.getMessage(), e);
+      }
+    }
+    try {
+      return Datasets.load(config.dataset(), config.data(), conf);
+    } catch (IllegalArgumentException e) {
+      String flag = config.dataset().startsWith("synthetic") ? "--dataset" : "--data";
+      throw new BadInputException(flag + ": " + e.getMessage(), e);
+    } catch (UncheckedIOException e) {
+      throw new BadInputException("--data: cannot read the " + config.dataset() + " files: " + e.getMessage(), e);
+    }
+  }
+}

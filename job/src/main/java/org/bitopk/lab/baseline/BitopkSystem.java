@@ -1,0 +1,133 @@
+package org.bitopk.lab.baseline;
+
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Locale;
+import org.apache.hadoop.fs.Path;
+import org.bitopk.datasets.LabeledImages;
+import org.bitopk.job.config.Mode;
+import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.engine.DriverState;
+import org.bitopk.job.engine.IterationRecord;
+import org.bitopk.job.engine.RunCounters;
+import org.bitopk.job.engine.RunListener;
+import org.bitopk.job.engine.RunSummary;
+import org.bitopk.job.problem.Evaluation;
+import org.bitopk.job.run.TrainingRun;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * The job itself in one of its modes, as an ordinary run into {@code <out>/bitopk-<mode>/} (its metrics, config
+ * and report included), watched by a listener that evaluates the driver's x_t every {@code evalEvery} rounds
+ * with the clock stopped and ends the run once the training clock passes the budget. Bytes are the run's own
+ * counters, {@code up_bytes + down_bytes_delivered}: the sums of its {@code metrics/iterations.jsonl} columns.
+ */
+final class BitopkSystem implements ComparedSystem {
+  static final String PREFIX = "bitopk-";
+  /** Between a mode and a density of its own: {@code bitopk-bidirectional-rho-0.001}. */
+  static final String DENSITY_INFIX = "-rho-";
+  private final Mode mode;
+  private final BigDecimal density;
+
+  /**
+   * @param density this system's ρ up and down, or null for {@code --density}'s; a system of its own, so that one
+   *     comparison can show a mode at two densities (the fastest and the one moving the fewest bytes differ)
+   */
+  BitopkSystem(Mode mode, BigDecimal density) {
+    if (density != null && mode == Mode.DENSE) {
+      throw new IllegalArgumentException("a density has no effect on bitopk-dense");
+    }
+    if (density != null && (density.signum() <= 0 || density.compareTo(BigDecimal.ONE) > 0)) {
+      throw new IllegalArgumentException("density expected in (0, 1], got " + density.toPlainString());
+    }
+    this.mode = mode;
+    this.density = density == null ? null : density.stripTrailingZeros();
+  }
+
+  @Override
+  public String name() {
+    return PREFIX + mode.cliName() + (density == null ? "" : DENSITY_INFIX + density.toPlainString());
+  }
+
+  @Override
+  public SystemResult run(Context context) throws Exception {
+    ComparisonSettings s = context.settings();
+    double rho = density == null ? s.density() : density.doubleValue();
+    Path runDir = new Path(context.directory(), name());
+    TrainingConfig config = TrainingConfig.builder().dataset(s.dataset()).data(s.dataPath())
+        .model(Dl4jSetup.MODEL).mode(mode).workers(s.workers()).batchSize(s.batchSize()).learningRate(s.learningRate())
+        .densityUp(rho).densityDown(rho).epochs(s.epochs()).seed(s.seed())
+        // the job's own per-epoch evaluation only after the last epoch, once this comparison's clock is read
+        .evalEvery(s.epochs()).quiet(true).output(runDir.toString()).overwrite(true).build();
+    Probe probe = new Probe(context.data().train(), context.data().test(), s);
+    TrainingRun.Result result = TrainingRun.execute(context.sc(), config, false, List.of(probe));
+    RunSummary summary = result.summary();
+    String details = String.format(Locale.ROOT, "bitopk %s; rho %s up and down (topk)%s; %d workers; batch %d; "
+        + "SGD lr %s; %d rounds; run directory %s; bytes = up_bytes + down_bytes_delivered",
+        mode.cliName(), rho, mode == Mode.DENSE ? " (unused: dense)" : "", s.workers(), s.batchSize(),
+        s.learningRate(), summary.iterations(), name());
+    return SystemResult.ok(name(), details, probe.trace.build());
+  }
+
+  /** Evaluates x_t every {@code evalEvery} rounds (clock stopped) and asks the driver to stop past the budget. */
+  static final class Probe implements RunListener {
+    private final LabeledImages test;
+    private final ComparisonSettings settings;
+    private final MultiLayerNetwork network;
+    private final TrainingClock clock = new TrainingClock();
+    final Trace.Builder trace = new Trace.Builder();
+    private long lastRecorded = -1;
+    private long lastRound;
+    private double lastRoundSeconds;
+    private boolean stop;
+
+    Probe(LabeledImages train, LabeledImages test, ComparisonSettings settings) {
+      this.test = test;
+      this.settings = settings;
+      this.network = Dl4jSetup.network(train, settings.seed(), settings.learningRate());
+    }
+
+    @Override
+    public void onStart(DriverState state) {
+      record(state.iteration(), 0, state.modelParameters(), 0);
+      clock.start();
+    }
+
+    @Override
+    public void onIteration(IterationRecord record, DriverState state) {
+      lastRound = state.iteration();
+      lastRoundSeconds = clock.seconds();
+      if (lastRound % settings.evalEvery() == 0 || lastRoundSeconds >= settings.maxSeconds()) {
+        clock.pause();
+        record(lastRound, lastRoundSeconds, state.modelParameters(), bytes(state.counters()));
+        clock.resume();
+        stop = lastRoundSeconds >= settings.maxSeconds();
+      }
+    }
+
+    @Override
+    public boolean stopRequested(DriverState state) {
+      return stop;
+    }
+
+    @Override
+    public void onFinish(RunSummary summary, DriverState state) {
+      if (lastRecorded != state.iteration()) {
+        // the last round, evaluated now; its time is the clock when the round ended (before the job's own evaluation)
+        record(state.iteration(), lastRoundSeconds, state.modelParameters(), bytes(state.counters()));
+      }
+    }
+
+    private static long bytes(RunCounters counters) {
+      return counters.upBytes() + counters.downDeliveredBytes();
+    }
+
+    private void record(long round, double seconds, float[] parameters, long bytes) {
+      network.setParams(Nd4j.createFromArray(parameters).reshape(1, parameters.length));
+      Evaluation e = Dl4jSetup.evaluate(network, test);
+      trace.add(new TracePoint(round, seconds, bytes, e.accuracy(), e.loss()));
+      lastRecorded = round;
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package org.bitopk.lab.baseline;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * {@code time-to-accuracy.csv}: one row per system with the columns of {@link #COLUMNS} (read by other
+ * components: keep them as they are). An empty cell means "not reached" (or, for bytes, not counted).
+ *
+ * <ul>
+ *   <li>{@code seconds_to_target}, {@code bytes_to_target}: at the first evaluation whose accuracy is at least the
+ *       target;</li>
+ *   <li>{@code equal_time_seconds}: the shortest training time among the systems that trained (each trains until
+ *       its budget or its epochs), the same value on every row; {@code accuracy_at_equal_time}: the accuracy of
+ *       the last evaluation at or before it;</li>
+ *   <li>{@code wall_seconds}, {@code bytes_total}, {@code final_accuracy}: at the last evaluation.</li>
+ * </ul>
+ * Seconds are training clock: start-up and evaluations excluded.
+ */
+public final class ComparisonTable {
+  public static final List<String> COLUMNS = List.of("system", "details", "target_accuracy", "seconds_to_target",
+      "bytes_to_target", "final_accuracy", "accuracy_at_equal_time", "equal_time_seconds", "wall_seconds",
+      "bytes_total");
+  public static final String FILE = "time-to-accuracy.csv";
+
+  private ComparisonTable() {}
+
+  /** The shortest training time among systems with at least one evaluation after the start; empty if none. */
+  static Optional<Double> equalTime(List<SystemResult> results) {
+    return results.stream().filter(r -> r.trace().points().size() > 1 && r.failure() == null)
+        .map(SystemResult::wallSeconds).min(Double::compare);
+  }
+
+  /** The CSV text, header first. */
+  static String csv(List<SystemResult> results, double target) {
+    Optional<Double> equal = equalTime(results);
+    StringBuilder out = new StringBuilder(String.join(",", COLUMNS)).append('\n');
+    for (SystemResult r : results) {
+      Optional<TracePoint> reached = r.trace().firstReaching(target);
+      Optional<TracePoint> last = r.trace().last();
+      Optional<TracePoint> atEqual = equal.flatMap(t -> r.trace().at(t));
+      String details = r.failure() == null ? r.details() : "FAILED: " + r.failure() + "; " + r.details();
+      List<String> cells = new ArrayList<>();
+      cells.add(r.system());
+      cells.add(details);
+      cells.add(number(target));
+      cells.add(reached.map(p -> number(p.seconds())).orElse(""));
+      cells.add(r.bytesMeasured() ? reached.map(p -> Long.toString(p.bytes())).orElse("") : "");
+      cells.add(last.filter(p -> r.trace().points().size() > 1).map(p -> number(p.accuracy())).orElse(""));
+      cells.add(atEqual.map(p -> number(p.accuracy())).orElse(""));
+      cells.add(equal.map(ComparisonTable::number).orElse(""));
+      cells.add(last.map(p -> number(p.seconds())).orElse(""));
+      cells.add(r.bytesMeasured() ? last.map(p -> Long.toString(p.bytes())).orElse("") : "");
+      out.append(row(cells)).append('\n');
+    }
+    return out.toString();
+  }
+
+  /** A trace's CSV: {@code system,rounds,seconds,bytes,accuracy,test_loss}, one line per evaluation. */
+  static String traceCsv(SystemResult r) {
+    StringBuilder out = new StringBuilder("system,rounds,seconds,bytes,accuracy,test_loss\n");
+    for (TracePoint p : r.trace().points()) {
+      out.append(row(List.of(r.system(), Long.toString(p.rounds()), number(p.seconds()),
+          r.bytesMeasured() ? Long.toString(p.bytes()) : "", number(p.accuracy()), number(p.testLoss()))))
+          .append('\n');
+    }
+    return out.toString();
+  }
+
+  static String number(double v) {
+    return String.format(Locale.ROOT, "%.6g", v).replaceAll("(\\.\\d*?)0+($|e)", "$1$2").replaceAll("\\.($|e)", "$1");
+  }
+
+  /** RFC 4180: cells with a comma, quote or line break are quoted, quotes doubled. */
+  static String row(List<String> cells) {
+    List<String> quoted = new ArrayList<>();
+    for (String c : cells) {
+      String flat = c.replace('\n', ' ').replace('\r', ' ');
+      quoted.add(flat.contains(",") || flat.contains("\"") ? "\"" + flat.replace("\"", "\"\"") + "\"" : flat);
+    }
+    return String.join(",", quoted);
+  }
+}

@@ -1,0 +1,125 @@
+package org.bitopk.lab.baseline;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.datasets.LabeledImages;
+import org.bitopk.job.problem.Evaluation;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.deeplearning4j.spark.api.RDDTrainingApproach;
+import org.deeplearning4j.spark.impl.multilayer.SparkDl4jMultiLayer;
+import org.deeplearning4j.spark.parameterserver.training.SharedTrainingMaster;
+import org.nd4j.linalg.dataset.DataSet;
+import org.nd4j.parameterserver.distributed.conf.VoidConfiguration;
+
+/**
+ * DL4J's {@code SharedTrainingMaster} (dl4j-spark-parameterserver: threshold-encoded gradient sharing over Aeron,
+ * Strom 2015), bound to loopback. Fitted in chunks of {@code evalEvery} rounds like {@link ParameterAveraging};
+ * each chunk runs under a Spark job group with a deadline (the budget's remainder plus a minute), because this
+ * master is known to hang in local mode: past the deadline its jobs are cancelled and the system is reported as
+ * failed with what it reached. Its bytes travel over Aeron, outside Spark, and are not counted (empty cells).
+ */
+final class SharedTraining implements ComparedSystem {
+  static final String NAME = "shared";
+  /** Aeron's default publication timeout is too short for a loaded machine (DL4J's own examples raise it). */
+  static final String AERON_TIMEOUT = "aeron.publication.unblock.timeout";
+  private static final int PORT = 40123;
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public SystemResult run(Context context) throws Exception {
+    if (System.getProperty(AERON_TIMEOUT) == null) {
+      System.setProperty(AERON_TIMEOUT, "60000000000");
+    }
+    ComparisonSettings s = context.settings();
+    LabeledImages train = context.data().train();
+    LabeledImages test = context.data().test();
+    int p = s.workers();
+    JavaSparkContext sc = context.sc();
+    MultiLayerNetwork network = Dl4jSetup.network(train, s.seed(), s.learningRate());
+    VoidConfiguration voidConfiguration = VoidConfiguration.builder().unicastPort(PORT)
+        .networkMask("127.0.0.0/8").controllerAddress("127.0.0.1").build();
+    SharedTrainingMaster master = new SharedTrainingMaster.Builder(voidConfiguration, s.batchSize())
+        .batchSizePerWorker(s.batchSize()).workersPerNode(p).workerPrefetchNumBatches(0)
+        .rddTrainingApproach(RDDTrainingApproach.Direct).rngSeed(s.seed()).build();
+    SparkDl4jMultiLayer spark = new SparkDl4jMultiLayer(sc, network, master);
+    Trace.Builder trace = new Trace.Builder();
+    Evaluation initial = Dl4jSetup.evaluate(spark.getNetwork(), test);
+    trace.add(new TracePoint(0, 0, 0, initial.accuracy(), initial.loss()));
+    String group = "bitopk-tta-shared";
+    long rounds = 0;
+    TrainingClock clock = new TrainingClock();
+    ExecutorService fitter = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "shared-training-fit");
+      t.setDaemon(true);
+      return t;
+    });
+    String versions = "dl4j-spark-parameterserver " + version(SharedTrainingMaster.class);
+    try {
+      clock.start();
+      for (int epoch = 0; epoch < s.epochs(); epoch++) {
+        clock.pause();
+        List<DataSet> minibatches = Dl4jSetup.minibatches(train, s.batchSize(), s.seed(), epoch);
+        clock.resume();
+        int usable = minibatches.size() / p * p;
+        for (int start = 0; start < usable; start += s.evalEvery() * p) {
+          int end = Math.min(usable, start + s.evalEvery() * p);
+          JavaRDD<DataSet> chunk = sc.parallelize(minibatches.subList(start, end), p);
+          Future<?> fit = fitter.submit(() -> {
+            sc.setJobGroup(group, "SharedTrainingMaster fit", true);
+            spark.fit(chunk);
+          });
+          long deadlineMs = (long) ((s.maxSeconds() - clock.seconds() + 60) * 1000);
+          try {
+            fit.get(Math.max(1000, deadlineMs), TimeUnit.MILLISECONDS);
+          } catch (TimeoutException e) {
+            sc.cancelJobGroup(group);
+            fit.cancel(true);
+            return SystemResult.failed(NAME, versions + "; " + p + " workers", trace.build(), String.format(
+                Locale.ROOT, "fit of rounds %d-%d did not return within %.0f s; its Spark jobs were cancelled",
+                rounds, rounds + (end - start) / p, Math.max(1000, deadlineMs) / 1000.0)).withoutBytes();
+          } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            return SystemResult.failed(NAME, versions + "; " + p + " workers", trace.build(),
+                cause.getClass().getName() + ": " + String.valueOf(cause.getMessage()).lines().findFirst().orElse(""))
+                .withoutBytes();
+          }
+          rounds += (end - start) / p;
+          clock.pause();
+          Evaluation e = Dl4jSetup.evaluate(spark.getNetwork(), test);
+          trace.add(new TracePoint(rounds, clock.seconds(), 0, e.accuracy(), e.loss()));
+          clock.resume();
+          if (clock.seconds() >= s.maxSeconds()) {
+            return done(s, trace, rounds, versions);
+          }
+        }
+      }
+      return done(s, trace, rounds, versions);
+    } finally {
+      fitter.shutdownNow();
+    }
+  }
+
+  private static SystemResult done(ComparisonSettings s, Trace.Builder trace, long rounds, String versions) {
+    String details = String.format(Locale.ROOT, "DL4J SharedTrainingMaster (%s, Aeron on 127.0.0.1:%d, default "
+        + "adaptive threshold); %d workers; batch %d; SGD lr %s; %d rounds; bytes over Aeron not counted", versions,
+        PORT, s.workers(), s.batchSize(), s.learningRate(), rounds);
+    return SystemResult.ok(NAME, details, trace.build()).withoutBytes();
+  }
+
+  private static String version(Class<?> type) {
+    String v = type.getPackage() == null ? null : type.getPackage().getImplementationVersion();
+    return v == null ? "1.0.0-M2" : v;
+  }
+}

@@ -1,0 +1,38 @@
+package org.bitopk.lab.baseline;
+
+import java.util.Objects;
+
+/**
+ * What one system did: its trace and a description of how it ran (settings, what its bytes count), or, when it
+ * could not train, why ({@code failure}, the first line of the error) with whatever trace it had. {@code
+ * bytesMeasured} is false for a system whose traffic is not counted (its byte cells stay empty).
+ */
+public record SystemResult(String system, String details, Trace trace, String failure, boolean bytesMeasured) {
+  public SystemResult {
+    Objects.requireNonNull(system, "system");
+    Objects.requireNonNull(details, "details");
+    Objects.requireNonNull(trace, "trace");
+  }
+
+  static SystemResult ok(String system, String details, Trace trace) {
+    return new SystemResult(system, details, trace, null, true);
+  }
+
+  /** A result whose trace's bytes are not a measurement (they stay empty in the table). */
+  SystemResult withoutBytes() {
+    return new SystemResult(system, details, trace, failure, false);
+  }
+
+  static SystemResult failed(String system, String details, Trace trace, String failure) {
+    return new SystemResult(system, details, trace, Objects.requireNonNull(failure, "failure"), true);
+  }
+
+  /** Training clock at the end (the last evaluation), 0 without any. */
+  public double wallSeconds() {
+    return trace.last().map(TracePoint::seconds).orElse(0.0);
+  }
+
+  public long bytesTotal() {
+    return trace.last().map(TracePoint::bytes).orElse(0L);
+  }
+}

@@ -1,0 +1,141 @@
+package org.bitopk.lab.reproduction;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.hadoop.conf.Configuration;
+import org.bitopk.job.BadInputException;
+import org.bitopk.job.ExitCode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine;
+
+/**
+ * {@code reproduction}: writes REPRODUCTION.md from finished outputs (experiment directories, the compressor
+ * evaluation, the time-to-accuracy comparison), so that the document can only say what the runs say. Every input
+ * is read and checked before anything is written; a refusal is one line naming the directory or file, exit 2.
+ */
+@Command(name = "reproduction", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Writes REPRODUCTION.md from finished outputs: per published claim the paper's figure, ours "
+        + "(recomputed from the runs' metric lines), the difference, the command that produced it, the machine and "
+        + "its load, and the charts. Refuses unfinished runs, runs whose config.json is not their grid point, a "
+        + "results.csv that disagrees with its runs, and outputs without environment.json or _SUCCESS.")
+public final class ReproductionCommand implements Callable<Integer> {
+  @Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--experiments", split = ",", paramLabel = "DIR",
+      description = "Experiment directories written by the experiment command (any Hadoop FileSystem URI), "
+          + "comma-separated. The claim is chosen by the grid's name.")
+  List<String> experiments = new ArrayList<>();
+
+  @Option(names = "--evaluation", paramLabel = "DIR",
+      description = "Output of the compressor evaluation on real gradients (evaluation.csv, environment.json, "
+          + "_SUCCESS).")
+  String evaluation;
+
+  @Option(names = "--time-to-accuracy", paramLabel = "DIR",
+      description = "Output of the time-to-accuracy comparison with DL4J (time-to-accuracy.csv, "
+          + "time-to-accuracy.png, environment.json, _SUCCESS).")
+  String timeToAccuracy;
+
+  @Option(names = "--out", required = true, paramLabel = "FILE",
+      description = "The document to write, normally REPRODUCTION.md at the repository's top level.")
+  String out;
+
+  @Option(names = "--images", paramLabel = "DIR",
+      description = "Where the charts go, linked relatively from FILE (default: job/experiments/figures next to "
+          + "FILE when FILE's directory holds job/, else figures/ next to FILE).")
+  String images;
+
+  @Option(names = "--grids", paramLabel = "DIR",
+      description = "The shipped grid files, for the commands and expected runtimes of the claims not reproduced "
+          + "(default: job/experiments next to FILE, else job/experiments in the working directory).")
+  String grids;
+
+  @Option(names = "--update",
+      description = "Merge into the existing FILE instead of replacing it: the sections of the outputs given here "
+          + "replace those of the same claim or are added; the others are kept as they are (their outputs may be "
+          + "on another machine); the header's command lists the old inputs and these.")
+  boolean update;
+
+  @Override
+  public Integer call() {
+    if (experiments.isEmpty() && evaluation == null && timeToAccuracy == null) {
+      throw new BadInputException("--experiments, --evaluation or --time-to-accuracy: at least one output is needed");
+    }
+    java.nio.file.Path file = java.nio.file.Path.of(out).toAbsolutePath().normalize();
+    java.nio.file.Path top = file.getParent();
+    if (!Files.isDirectory(top)) {
+      throw new BadInputException("--out: the directory of " + out + " does not exist");
+    }
+    java.nio.file.Path imageDir = images != null ? java.nio.file.Path.of(images)
+        : Files.isDirectory(top.resolve("job")) ? top.resolve("job/experiments/figures") : top.resolve("figures");
+    java.nio.file.Path gridDir = grids != null ? java.nio.file.Path.of(grids)
+        : Files.isDirectory(top.resolve(Claim.SHIPPED_GRIDS)) ? top.resolve(Claim.SHIPPED_GRIDS)
+        : java.nio.file.Path.of(Claim.SHIPPED_GRIDS);
+    Configuration conf = new Configuration();
+    List<ExperimentEvidence> evidence = new ArrayList<>();
+    for (String dir : experiments) {
+      evidence.add(ExperimentEvidence.read(dir, conf));
+    }
+    MeasuredOutput eval = evaluation == null ? null : MeasuredOutput.read("--evaluation", evaluation,
+        EvaluationSection.CSV, EvaluationSection.COLUMNS, null, conf);
+    MeasuredOutput tta = timeToAccuracy == null ? null : MeasuredOutput.read("--time-to-accuracy", timeToAccuracy,
+        TimeToAccuracySection.CSV, TimeToAccuracySection.COLUMNS, TimeToAccuracySection.PNG, conf);
+    String text = new ReproductionDocument(regenerateCommand(), file, imageDir, gridDir, conf)
+        .render(evidence, eval, tta);
+    if (update) {
+      if (!Files.isRegularFile(file)) {
+        throw new BadInputException("--update: " + out + " does not exist; leave --update out to write it");
+      }
+      try {
+        text = DocumentUpdate.merge(Files.readString(file, StandardCharsets.UTF_8), text, regenerateCommand());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + out + ": " + e.getMessage(), e);
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException("--update: " + out + " " + e.getMessage());
+      }
+    }
+    try {
+      java.nio.file.Path tmp = Files.createTempFile(top, "." + file.getFileName(), ".tmp");
+      Files.writeString(tmp, text, StandardCharsets.UTF_8);
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + out + ": " + e.getMessage(), e);
+    }
+    spec.commandLine().getOut().println("bitopk: wrote " + out + " from " + evidence.size() + " experiment(s)"
+        + (eval == null ? "" : ", the compressor evaluation") + (tta == null ? "" : ", the time-to-accuracy comparison")
+        + "; charts in " + imageDir);
+    spec.commandLine().getOut().flush();
+    return ExitCode.OK;
+  }
+
+  /** This invocation as a command line, for the document's header. */
+  private String regenerateCommand() {
+    StringBuilder b = new StringBuilder("submit/run-local.sh reproduction");
+    if (!experiments.isEmpty()) {
+      b.append(" --experiments ").append(String.join(",", experiments));
+    }
+    if (evaluation != null) {
+      b.append(" --evaluation ").append(evaluation);
+    }
+    if (timeToAccuracy != null) {
+      b.append(" --time-to-accuracy ").append(timeToAccuracy);
+    }
+    b.append(" --out ").append(out);
+    if (images != null) {
+      b.append(" --images ").append(images);
+    }
+    if (grids != null) {
+      b.append(" --grids ").append(grids);
+    }
+    return b.toString();
+  }
+}

@@ -1,0 +1,89 @@
+package org.bitopk;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The layering the README describes, checked on the compiled classes: compression knows nothing of Spark,
+ * datasets nothing of compression, the engine nothing of flags, settings, runs, checkpoints or outputs, the
+ * settings nothing of running them, the job nothing of its command line or of the lab's research tooling, and
+ * no two packages (the root ones included) depend on each other.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ArchitectureTest {
+  private JavaClasses classes;
+
+  @BeforeAll
+  void importClasses() {
+    classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("org.bitopk");
+  }
+
+  @Test
+  void compressionKnowsNothingOfSparkNorOfTheOtherModules() {
+    noClasses().that().resideInAPackage("org.bitopk.compression..")
+        .should().dependOnClassesThat().resideInAnyPackage("org.apache.spark..", "org.bitopk.datasets..",
+            "org.bitopk.job..", "org.bitopk.cli..", "org.bitopk.lab..", "org.bitopk.ml..")
+        .check(classes);
+  }
+
+  @Test
+  void datasetsKnowNothingOfCompressionNorTheJob() {
+    noClasses().that().resideInAPackage("org.bitopk.datasets..")
+        .should().dependOnClassesThat().resideInAnyPackage("org.bitopk.compression..", "org.bitopk.job..",
+            "org.bitopk.cli..", "org.bitopk.lab..", "org.bitopk.ml..")
+        .check(classes);
+  }
+
+  @Test
+  void theEngineTakesAPlanNotFlagsAndNeverWritesOutputs() {
+    noClasses().that().resideInAPackage("org.bitopk.job.engine..")
+        .should().dependOnClassesThat().resideInAnyPackage("org.bitopk.job", "org.bitopk.job.config..",
+            "org.bitopk.job.run..", "org.bitopk.job.checkpoint..", "org.bitopk.job.output..",
+            "org.bitopk.job.report..", "org.bitopk.cli..", "org.bitopk.lab..", "org.bitopk.ml..")
+        .check(classes);
+  }
+
+  @Test
+  void theSettingsKnowNothingOfRunningThem() {
+    noClasses().that().resideInAPackage("org.bitopk.job.config..")
+        .should().dependOnClassesThat().resideInAnyPackage("org.bitopk.job.run..", "org.bitopk.cli..",
+            "org.bitopk.lab..", "org.bitopk.ml..")
+        .check(classes);
+  }
+
+  @Test
+  void theJobKnowsNothingOfItsCommandLineNorOfTheLab() {
+    noClasses().that().resideInAPackage("org.bitopk.job..")
+        .should().dependOnClassesThat().resideInAnyPackage("org.bitopk.cli..", "org.bitopk.lab..", "org.bitopk.ml..")
+        .check(classes);
+  }
+
+  @Test
+  void onlyTheCommandLineUsesTheLab() {
+    noClasses().that().resideOutsideOfPackages("org.bitopk.lab..", "org.bitopk.cli..")
+        .should().dependOnClassesThat().resideInAPackage("org.bitopk.lab..")
+        .check(classes);
+  }
+
+  @Test
+  void theSharedProblemKnowsNeitherNetworksNorQuadratics() {
+    noClasses().that().resideInAPackage("org.bitopk.job.problem")
+        .should().dependOnClassesThat().resideInAnyPackage("org.bitopk.job.problem.network..",
+            "org.bitopk.job.problem.quadratic..")
+        .check(classes);
+  }
+
+  /** Every package is its own slice, the root packages ({@code org.bitopk.job}, {@code org.bitopk.cli}) included. */
+  @Test
+  void noTwoPackagesDependOnEachOther() {
+    slices().matching("org.bitopk.(**)").should().beFreeOfCycles().check(classes);
+  }
+}

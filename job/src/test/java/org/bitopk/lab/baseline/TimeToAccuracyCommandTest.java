@@ -1,0 +1,290 @@
+package org.bitopk.lab.baseline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.bitopk.cli.Main;
+import org.bitopk.job.LocalSpark;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A miniature of {@code time-to-accuracy} (synthetic 28×28 data, 2 workers, one short epoch) checked against
+ * its own trace files and the formulas written out here: the table's columns, time and bytes to the target
+ * recomputed from the traces, ParameterAveragingTrainingMaster's bytes from its averagings, bitopk's from its
+ * metrics, empty cells for a target not reached; bad flags are one line and exit code 2.
+ */
+class TimeToAccuracyCommandTest {
+  @RegisterExtension
+  static final LocalSpark SPARK = new LocalSpark(TimeToAccuracyCommand::withNd4jKryo);
+
+  /** The Fashion-MNIST MLP 784-256-128-64-10 (README, ModelArchitecture): weights and biases. */
+  private static final long D = 784L * 256 + 256 + 256L * 128 + 128 + 128L * 64 + 64 + 64L * 10 + 10;
+  private static final int WORKERS = 2;
+  private static final int FREQUENCY = 2;
+  private static final int EVAL_EVERY = 3;
+  private static final double TARGET = 0.5;
+
+  @TempDir
+  static Path tmp;
+  static Path out;
+  static int exitCode;
+  static String stdout;
+
+  @BeforeAll
+  static void runMiniature() {
+    out = tmp.resolve("tta");
+    StringWriter o = new StringWriter();
+    StringWriter e = new StringWriter();
+    exitCode = Main.execute(new String[] {"time-to-accuracy", "--out", out.toString(),
+        "--dataset", "synthetic:n=640,test=200,noise=3",
+        "--systems", "bitopk-bidirectional,patm-" + FREQUENCY + ",single-jvm",
+        "--workers", "" + WORKERS, "--batch-size", "16", "--eval-every", "" + EVAL_EVERY, "--epochs", "1",
+        "--target", "" + TARGET, "--lr", "0.05", "--max-seconds", "120"},
+        SPARK.context(), new PrintWriter(o, true), new PrintWriter(e, true));
+    stdout = o + e.toString();
+  }
+
+  private static List<Map<String, String>> table(Path file) throws IOException {
+    List<String> lines = Files.readAllLines(file);
+    List<String> header = split(lines.get(0));
+    List<Map<String, String>> rows = new ArrayList<>();
+    for (String line : lines.subList(1, lines.size())) {
+      List<String> cells = split(line);
+      assertEquals(header.size(), cells.size(), line);
+      Map<String, String> row = new HashMap<>();
+      for (int i = 0; i < header.size(); i++) {
+        row.put(header.get(i), cells.get(i));
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  /** RFC 4180 cells, written here independently of the command's writer. */
+  private static List<String> split(String line) {
+    List<String> cells = new ArrayList<>();
+    StringBuilder cell = new StringBuilder();
+    boolean quoted = false;
+    for (int i = 0; i < line.length(); i++) {
+      char c = line.charAt(i);
+      if (quoted) {
+        if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
+          cell.append('"');
+          i++;
+        } else if (c == '"') {
+          quoted = false;
+        } else {
+          cell.append(c);
+        }
+      } else if (c == '"') {
+        quoted = true;
+      } else if (c == ',') {
+        cells.add(cell.toString());
+        cell.setLength(0);
+      } else {
+        cell.append(c);
+      }
+    }
+    cells.add(cell.toString());
+    return cells;
+  }
+
+  private static Map<String, String> row(String system) throws IOException {
+    return table(out.resolve("time-to-accuracy.csv")).stream().filter(r -> r.get("system").equals(system))
+        .findFirst().orElseThrow();
+  }
+
+  @Test
+  void writesTheTableWithExactlyTheAgreedColumnsAndEverythingElse() throws IOException {
+    assertEquals(0, exitCode, stdout);
+    assertEquals("system,details,target_accuracy,seconds_to_target,bytes_to_target,final_accuracy,"
+        + "accuracy_at_equal_time,equal_time_seconds,wall_seconds,bytes_total",
+        Files.readAllLines(out.resolve("time-to-accuracy.csv")).get(0));
+    assertEquals(List.of("bitopk-bidirectional", "patm-" + FREQUENCY, "single-jvm"),
+        table(out.resolve("time-to-accuracy.csv")).stream().map(r -> r.get("system")).toList());
+    for (String f : List.of("time-to-accuracy.png", "environment.json", "trace-single-jvm.csv",
+        "bitopk-bidirectional/metrics/iterations.jsonl")) {
+      assertTrue(Files.size(out.resolve(f)) > 0, f);
+    }
+    assertTrue(Files.exists(out.resolve("bitopk-bidirectional/_SUCCESS")), "bitopk's run is an ordinary finished run");
+    assertFalse(Files.exists(out.resolve(WarmedUpSystem.SCRATCH)), "the warm-ups leave nothing behind");
+    assertEquals(3, stdout.lines().filter(l -> l.contains("warming up (30.0 s, not measured)")).count(), stdout);
+    JsonNode env = new ObjectMapper().readTree(out.resolve("environment.json").toFile());
+    assertTrue(env.get(0).get("command").asText().startsWith("time-to-accuracy"), env.toString());
+    long success = Files.getLastModifiedTime(out.resolve("_SUCCESS")).toMillis();
+    try (var files = Files.list(out)) {
+      for (Path p : files.filter(f -> !f.getFileName().toString().startsWith(".")).toList()) {   // not Hadoop's .crc
+        assertTrue(Files.getLastModifiedTime(p).toMillis() <= success, p + " written after _SUCCESS");
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"bitopk-bidirectional", "patm-" + FREQUENCY, "single-jvm"})
+  void timeAndBytesToTargetAreTheFirstEvaluationAtOrAboveTheTarget(String system) throws IOException {
+    List<Map<String, String>> trace = table(out.resolve("trace-" + system + ".csv"));
+    Map<String, String> row = row(system);
+    Map<String, String> first = trace.stream().filter(p -> Double.parseDouble(p.get("accuracy")) >= TARGET)
+        .findFirst().orElse(null);
+    if (first == null) {
+      assertEquals("", row.get("seconds_to_target"));
+      assertEquals("", row.get("bytes_to_target"));
+    } else {
+      assertEquals(Double.parseDouble(first.get("seconds")), Double.parseDouble(row.get("seconds_to_target")), 1e-9);
+      assertEquals(first.get("bytes"), row.get("bytes_to_target"));
+    }
+    Map<String, String> last = trace.get(trace.size() - 1);
+    assertEquals(Double.parseDouble(last.get("seconds")), Double.parseDouble(row.get("wall_seconds")), 1e-9);
+    assertEquals(last.get("accuracy"), row.get("final_accuracy"));
+    assertEquals(last.get("bytes"), row.get("bytes_total"));
+    // the trace starts at the initial model and is evaluated every EVAL_EVERY rounds (patm: whole averagings)
+    assertEquals("0", trace.get(0).get("rounds"));
+    assertEquals(0.0, Double.parseDouble(trace.get(0).get("seconds")));
+    int step = system.startsWith("patm") ? (EVAL_EVERY + FREQUENCY - 1) / FREQUENCY * FREQUENCY : EVAL_EVERY;
+    assertEquals(step, Long.parseLong(trace.get(1).get("rounds")));
+    // accuracy after equal time: the last evaluation at or before the shortest wall time
+    double equal = Double.parseDouble(row.get("equal_time_seconds"));
+    Map<String, String> atEqual = null;
+    for (Map<String, String> p : trace) {
+      if (Double.parseDouble(p.get("seconds")) <= equal) {
+        atEqual = p;
+      }
+    }
+    assertEquals(atEqual.get("accuracy"), row.get("accuracy_at_equal_time"));
+  }
+
+  @Test
+  void parameterAveragingBytesAreTwoDenseCopiesPerWorkerAndAveraging() throws IOException {
+    List<Map<String, String>> trace = table(out.resolve("trace-patm-" + FREQUENCY + ".csv"));
+    assertTrue(trace.size() > 2, trace.toString());
+    for (Map<String, String> p : trace) {
+      long averagings = Long.parseLong(p.get("rounds")) / FREQUENCY;   // SGD: no updater state to average
+      assertEquals(averagings * 4 * D * WORKERS * 2, Long.parseLong(p.get("bytes")), p.toString());
+    }
+    assertTrue(row("patm-" + FREQUENCY).get("details").contains("d " + D + " + updater state 0"));
+  }
+
+  @Test
+  void bitopkBytesAreTheSumsOfItsOwnMetrics() throws IOException {
+    List<String> lines = Files.readAllLines(out.resolve("bitopk-bidirectional/metrics/iterations.jsonl"));
+    ObjectMapper json = new ObjectMapper();
+    long[] cumulative = new long[lines.size() + 1];
+    for (String line : lines) {
+      JsonNode n = json.readTree(line);
+      int t = n.get("iteration").asInt();
+      cumulative[t + 1] = n.get("up_bytes").asLong() + n.get("down_bytes_delivered").asLong();
+    }
+    for (int t = 1; t < cumulative.length; t++) {
+      cumulative[t] += cumulative[t - 1];
+    }
+    List<Map<String, String>> trace = table(out.resolve("trace-bitopk-bidirectional.csv"));
+    assertTrue(trace.size() > 2, trace.toString());
+    for (Map<String, String> p : trace) {
+      assertEquals(cumulative[Integer.parseInt(p.get("rounds"))], Long.parseLong(p.get("bytes")), p.toString());
+    }
+    assertEquals(lines.size(), Long.parseLong(trace.get(trace.size() - 1).get("rounds")));
+  }
+
+  @Test
+  void theBudgetStopsBitopkAfterTheRoundThatExceedsItAsAFinishedRun() throws IOException {
+    Path budget = tmp.resolve("budget");
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", budget.toString(),
+        "--dataset", "synthetic:n=640,test=100", "--systems", "bitopk-dense", "--workers", "" + WORKERS,
+        "--batch-size", "16", "--eval-every", "5", "--max-seconds", "1e-9"},
+        SPARK.context(), new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+    assertEquals(0, code, e.toString());
+    assertEquals(List.of("0", "1"), table(budget.resolve("trace-bitopk-dense.csv")).stream()
+        .map(p -> p.get("rounds")).toList());
+    assertEquals(1, Files.readAllLines(budget.resolve("bitopk-dense/metrics/iterations.jsonl")).size());
+    JsonNode epoch = new ObjectMapper().readTree(
+        Files.readAllLines(budget.resolve("bitopk-dense/metrics/epochs.jsonl")).get(0));
+    assertTrue(epoch.get("partial").asBoolean(), epoch.toString());
+    assertTrue(Files.exists(budget.resolve("bitopk-dense/_SUCCESS")));
+  }
+
+  @Test
+  void aBitopkSystemWithItsOwnDensityRunsAtItAndTheOthersAtDensityFlag() throws IOException {
+    Path dir = tmp.resolve("densities");
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", dir.toString(),
+        "--dataset", "synthetic:n=640,test=100", "--systems", "bitopk-bidirectional-rho-0.0500,bitopk-bidirectional",
+        "--density", "0.005", "--warm-up-seconds", "0", "--workers", "" + WORKERS, "--batch-size", "16",
+        "--eval-every", "5", "--max-seconds", "1e-9"},
+        SPARK.context(), new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+    assertEquals(0, code, e.toString());
+    ObjectMapper json = new ObjectMapper();
+    for (var system : Map.of("bitopk-bidirectional-rho-0.05", 0.05, "bitopk-bidirectional", 0.005).entrySet()) {
+      Path run = dir.resolve(system.getKey());
+      double rho = system.getValue();
+      JsonNode config = json.readTree(run.resolve("config.json").toFile());
+      assertEquals(rho, config.get("density-up").asDouble(), run.toString());
+      JsonNode first = json.readTree(Files.readAllLines(run.resolve("metrics/iterations.jsonl")).get(0));
+      assertEquals(rho * D, first.get("up_target_k").asDouble(), 1.0, first.toString());
+      Map<String, String> row = table(dir.resolve("time-to-accuracy.csv")).stream()
+          .filter(r -> r.get("system").equals(system.getKey())).findFirst().orElseThrow();
+      assertTrue(row.get("details").contains("rho " + rho + " up and down"), row.toString());
+    }
+  }
+
+  @Test
+  void singleJvmMovesNoBytes() throws IOException {
+    assertEquals("0", row("single-jvm").get("bytes_total"));
+  }
+
+  @Test
+  void aTargetNeverReachedLeavesItsCellsEmpty() {
+    Trace trace = Trace.of(List.of(new TracePoint(0, 0, 0, 0.1, 2.3), new TracePoint(5, 1.5, 100, 0.6, 1.0)));
+    String csv = ComparisonTable.csv(List.of(SystemResult.ok("a", "x, y", trace)), 0.85);
+    List<String> cells = split(csv.lines().toList().get(1));
+    assertEquals(List.of("a", "x, y", "0.85", "", "", "0.6", "0.6", "1.5", "1.5", "100"), cells);
+    String reached = ComparisonTable.csv(List.of(SystemResult.ok("a", "x", trace)), 0.5);
+    assertEquals(List.of("a", "x", "0.5", "1.5", "100"), split(reached.lines().toList().get(1)).subList(0, 5));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"--eval-every=0", "--systems=patm-0", "--systems=dl4j", "--target=1.5",
+      "--max-seconds=-1", "--workers=x", "--warm-up-seconds=-1", "--systems=bitopk-dense-rho-0.1",
+      "--systems=bitopk-bidirectional-rho-1.5", "--systems=bitopk-unidirectional-rho-x",
+      "--systems=bitopk-bidirectional-rho-0.1,bitopk-bidirectional-rho-0.10"})
+  void badFlagsAreOneLineAndExitCode2(String flag) {
+    StringWriter o = new StringWriter();
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", tmp.resolve("bad").toString(), flag},
+        SPARK.context(), new PrintWriter(o, true), new PrintWriter(e, true));
+    assertEquals(2, code, e.toString());
+    List<String> lines = e.toString().lines().toList();
+    assertEquals(1, lines.size(), e.toString());
+    assertTrue(lines.get(0).startsWith("bitopk: ") && lines.get(0).contains(flag.substring(0, flag.indexOf('='))),
+        lines.get(0));
+    assertFalse(Files.exists(tmp.resolve("bad")));
+  }
+
+  @Test
+  void aNonEmptyOutputDirectoryIsRefusedWithoutOverwrite() {
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", out.toString(), "--dataset", "synthetic"},
+        SPARK.context(), new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+    assertEquals(2, code);
+    assertTrue(e.toString().contains("--out") && e.toString().contains("--overwrite"), e.toString());
+    assertTrue(Arrays.asList(out.toFile().list()).contains("_SUCCESS"));
+  }
+}
