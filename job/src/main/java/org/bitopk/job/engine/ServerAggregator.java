@@ -67,7 +67,8 @@ public final class ServerAggregator {
     this.step = estimate == null ? null : new float[dimension];
     this.dimension = dimension;
     this.workers = workers;
-    this.downlink = strategy.open(dimension, seed, restoredResidual, restoredCompressorState);
+    this.downlink = restoredResidual == null ? strategy.open(dimension, seed)
+        : strategy.resume(dimension, seed, restoredResidual, restoredCompressorState);
     this.statisticsIndices = statisticsIndices.clone();
     this.sum = new float[dimension];
     this.touched = new boolean[dimension];

@@ -219,9 +219,9 @@ class SchemesSparkTest {
       java.util.Arrays.sort(chosen);
       return org.bitopk.compression.Selection.of(chosen, k);
     };
-    DownlinkStrategy.ServerDownlink ef = DownlinkStrategy.Compressed.openWith(largestSigned, 2,
+    DownlinkStrategy.ServerDownlink ef = CompressedDownlink.openWith(largestSigned, 2,
         ErrorFeedback.enabled(d));
-    DownlinkStrategy.ServerDownlink p = DownlinkStrategy.ModelDifference.openWith(largestSigned, 2,
+    DownlinkStrategy.ServerDownlink p = ModelDifferenceDownlink.openWith(largestSigned, 2,
         ErrorFeedback.enabled(d));
     float[] step = {0.5f, -3f, 1f, 0.25f, -0.75f, 2f, -1.5f, 0.125f};
     SparseVector a = ef.send(step, new int[0]).update();
