@@ -8,10 +8,11 @@ import org.bitopk.compression.SparseVector;
 import org.bitopk.compression.ValueFormat;
 
 /**
- * The parameter server's arithmetic for one round: decode the workers' uplinks, average them
- * (a = (1/P)·Σ u_i, summed in worker order, then divided by P in float), and hand a to the run's
- * {@link DownlinkStrategy} (compress a + e_s, or send a as is). Running statistics are averaged densely and
- * added to the update uncompressed.
+ * The parameter server's arithmetic for one round, the same few steps for every scheme: decode the workers'
+ * uplinks and average them (a = (1/P)·Σ u_i, summed in worker order, then divided by P in float); the run's
+ * {@link ServerUplinkMemory} turns a into the step (a itself, or lr·g for EF21 and Artemis); the run's
+ * {@link DownlinkStrategy} compresses the step (c = e_s + step, p = C(c), e_s = c − p: {@link CompressedDownlink})
+ * or sends it as is. Running statistics are averaged densely and added to the update uncompressed.
  *
  * <p>The update returned is the one decoded from the bytes that are broadcast, so the driver applies exactly
  * what the replicas apply.
@@ -19,56 +20,22 @@ import org.bitopk.compression.ValueFormat;
 public final class ServerAggregator {
   private final int dimension;
   private final int workers;
+  private final ServerUplinkMemory uplink;
   private final DownlinkStrategy.ServerDownlink downlink;
   private final int[] statisticsIndices;
   private final float[] sum;
   private final boolean[] touched;
-  /** EF21's g = mean g_i, kept up to date by adding mean c_i each round; null for the other uplinks. */
-  private final float[] estimate;
-  /** lr·g, the step EF21 hands to the downlink; null for the other uplinks. */
-  private final float[] step;
-  /** Artemis: g = h + mean c_i is the step's estimate, and h moves by α_up·mean c_i (h = {@link #estimate}). */
-  private final boolean artemis;
-  private final float memoryRate;
-  /** Whether h holds the workers' first, whole gradients already (Artemis sets h = mean ∇f_i(x⁰) in round 0). */
-  private boolean estimateInitialised;
 
   /**
-   * @param restoredResidual e_s of a checkpoint, or null
-   * @param restoredCompressorState the downlink compressor's state of a checkpoint, or null
+   * @param uplink what the server keeps of the workers' uplinks ({@link ServerUplinkMemory#fresh} or resumed)
+   * @param downlink the downlink strategy's server side ({@link DownlinkStrategy#open} or resumed)
    */
-  public ServerAggregator(int dimension, int workers, DownlinkStrategy strategy, long seed, int[] statisticsIndices,
-      float[] restoredResidual, byte[] restoredCompressorState) {
-    this(dimension, workers, strategy, seed, statisticsIndices, restoredResidual, restoredCompressorState,
-        UplinkFeedback.EF14, null);
-  }
-
-  /**
-   * @param feedback the workers' uplink feedback: with EF21 the server keeps g = mean g_i and steps with lr·g
-   * @param restoredEstimate g of a checkpoint (EF21), or null for zeros
-   */
-  public ServerAggregator(int dimension, int workers, DownlinkStrategy strategy, long seed, int[] statisticsIndices,
-      float[] restoredResidual, byte[] restoredCompressorState, UplinkFeedback feedback, float[] restoredEstimate) {
-    this(dimension, workers, strategy, seed, statisticsIndices, restoredResidual, restoredCompressorState, feedback,
-        restoredEstimate, 1f);
-  }
-
-  /**
-   * @param memoryRate α_up of {@link UplinkFeedback#ARTEMIS} (h ← h + α_up·mean c_i after the first round); 1 otherwise
-   */
-  public ServerAggregator(int dimension, int workers, DownlinkStrategy strategy, long seed, int[] statisticsIndices,
-      float[] restoredResidual, byte[] restoredCompressorState, UplinkFeedback feedback, float[] restoredEstimate,
-      float memoryRate) {
-    this.estimate = feedback.keepsGradientEstimate()
-        ? (restoredEstimate != null ? restoredEstimate.clone() : new float[dimension]) : null;
-    this.artemis = feedback == UplinkFeedback.ARTEMIS;
-    this.memoryRate = memoryRate;
-    this.estimateInitialised = restoredEstimate != null;
-    this.step = estimate == null ? null : new float[dimension];
+  ServerAggregator(int dimension, int workers, int[] statisticsIndices, ServerUplinkMemory uplink,
+      DownlinkStrategy.ServerDownlink downlink) {
     this.dimension = dimension;
     this.workers = workers;
-    this.downlink = restoredResidual == null ? strategy.open(dimension, seed)
-        : strategy.resume(dimension, seed, restoredResidual, restoredCompressorState);
+    this.uplink = uplink;
+    this.downlink = downlink;
     this.statisticsIndices = statisticsIndices.clone();
     this.sum = new float[dimension];
     this.touched = new boolean[dimension];
@@ -99,8 +66,23 @@ public final class ServerAggregator {
     if (reports.size() != workers) {
       throw new IllegalStateException("expected " + workers + " worker reports, got " + reports.size());
     }
+    long upNnz = addUplinks(reports);
+    Double xi = xiTargetK == null ? null : xi(reports, xiTargetK);
+    int[] union = averageOverUnion();
+    ServerUplinkMemory.Step step = uplink.step(sum, union, learningRate);
+    DownlinkStrategy.Sent sent = downlink.send(step.vector(), step.support());
+    for (int j : union) {
+      sum[j] = 0f;
+    }
+    SparseVector update = statisticsIndices.length > 0 ? withStatistics(sent.update(), reports) : sent.update();
+    byte[] encoded = SparseCodec.encode(update, ValueFormat.FP32);
+    return new Round(SparseCodec.decode(encoded), encoded, upNnz, union.length, sent.update().nnz(),
+        statisticsIndices.length, sent.targetK(), sent.achievedK(), sent.deltaDown(), xi);
+  }
+
+  /** Σ u_i into {@link #sum}, the coordinates sent marked in {@link #touched}; returns Σ nnz(u_i). */
+  private long addUplinks(List<WorkerReport> reports) {
     long upNnz = 0;
-    int unionSize = 0;
     for (WorkerReport report : reports) {
       SparseVector u = SparseCodec.decode(report.uplink);
       if (u.dimension() != dimension) {
@@ -112,14 +94,19 @@ public final class ServerAggregator {
       float[] values = u.values();
       for (int i = 0; i < indices.length; i++) {
         int j = indices[i];
-        if (!touched[j]) {
-          touched[j] = true;
-          unionSize++;
-        }
+        touched[j] = true;
         sum[j] += values[i];
       }
     }
-    Double xi = xiTargetK == null ? null : xi(reports, xiTargetK);
+    return upNnz;
+  }
+
+  /** a = Σ u_i / P in place on the union of the supports, which it returns ascending (and unmarks). */
+  private int[] averageOverUnion() {
+    int unionSize = 0;
+    for (boolean t : touched) {
+      unionSize += t ? 1 : 0;
+    }
     int[] union = new int[unionSize];
     for (int j = 0, n = 0; n < unionSize; j++) {
       if (touched[j]) {
@@ -131,59 +118,7 @@ public final class ServerAggregator {
     for (int j : union) {
       sum[j] = sum[j] / p;
     }
-    DownlinkStrategy.Sent sent;
-    if (estimate == null) {
-      sent = downlink.send(sum, union);
-    } else {
-      int support = 0;
-      boolean memoryStep = artemis && estimateInitialised;
-      if (!memoryStep) {
-        // EF21: g ← g + mean c_i, then the step is lr·g, over every coordinate where g is non-zero (Artemis' round 0
-        // too: h = mean ∇f_i(x⁰), the whole gradients)
-        for (int j : union) {
-          estimate[j] = estimate[j] + sum[j];
-        }
-        for (int j = 0; j < dimension; j++) {
-          step[j] = learningRate * estimate[j];
-          if (estimate[j] != 0f) {
-            support++;
-          }
-        }
-      } else {
-        // Artemis/MCM: the step is lr·(h + mean c_i), then h ← h + α_up·mean c_i
-        for (int j = 0; j < dimension; j++) {
-          step[j] = learningRate * estimate[j];
-        }
-        for (int j : union) {
-          step[j] = learningRate * (estimate[j] + sum[j]);
-          estimate[j] = estimate[j] + memoryRate * sum[j];
-        }
-        for (int j = 0; j < dimension; j++) {
-          if (step[j] != 0f) {
-            support++;
-          }
-        }
-      }
-      estimateInitialised = true;
-      int[] nonZero = new int[support];
-      for (int j = 0, n = 0; n < support; j++) {
-        if (memoryStep ? step[j] != 0f : estimate[j] != 0f) {
-          nonZero[n++] = j;
-        }
-      }
-      sent = downlink.send(step, nonZero);
-    }
-    SparseVector update = sent.update();
-    int downNnz = update.nnz();
-    for (int j : union) {
-      sum[j] = 0f;
-    }
-    if (statisticsIndices.length > 0) {
-      update = withStatistics(update, reports);
-    }
-    byte[] encoded = SparseCodec.encode(update, ValueFormat.FP32);
-    return new Round(SparseCodec.decode(encoded), encoded, upNnz, unionSize, downNnz, statisticsIndices.length,
-        sent.targetK(), sent.achievedK(), sent.deltaDown(), xi);
+    return union;
   }
 
   /** e_s, a copy. */
@@ -193,7 +128,7 @@ public final class ServerAggregator {
 
   /** EF21's g = mean g_i (Artemis' h = mean h_i), a copy, or null for the other uplinks. */
   public float[] estimate() {
-    return estimate == null ? null : estimate.clone();
+    return uplink.estimate();
   }
 
   /** The model the run reports and writes, given the workers' model (see {@link DownlinkStrategy.ServerDownlink}). */

@@ -141,8 +141,9 @@ public final class Trainer<S> {
     holders = new String[workers];
     if (resume == null) {
       master = problem.initialParameters();
-      server = new ServerAggregator(dimension, workers, plan.downlink(), RandomStreams.server(plan.seed()),
-          factory.statisticsIndices(), null, null, plan.uplink().feedback(), null, plan.uplink().memoryRate());
+      server = new ServerAggregator(dimension, workers, factory.statisticsIndices(),
+          ServerUplinkMemory.fresh(plan.uplink(), dimension),
+          plan.downlink().open(dimension, RandomStreams.server(plan.seed())));
       iteration = 0;
     } else {
       if (resume.workers().size() != workers || resume.seed() != plan.seed()) {
@@ -153,14 +154,15 @@ public final class Trainer<S> {
         throw new IllegalArgumentException("cannot resume at iteration " + resume.iteration() + " of a run of "
             + plan.totalRounds());
       }
-      master = resume.master().clone();
-      server = new ServerAggregator(dimension, workers, plan.downlink(), RandomStreams.server(plan.seed()),
-          factory.statisticsIndices(), resume.serverResidual(), resume.serverCompressorState(),
-          plan.uplink().feedback(), resume.serverEstimate(), plan.uplink().memoryRate());
       if (plan.uplink().feedback().keepsGradientEstimate() && resume.serverEstimate() == null) {
         throw new IllegalArgumentException("--resume: the checkpoint holds no server gradient estimate for "
             + "--uplink-feedback " + plan.uplink().feedback().cliName());
       }
+      master = resume.master().clone();
+      server = new ServerAggregator(dimension, workers, factory.statisticsIndices(),
+          ServerUplinkMemory.resume(plan.uplink(), resume.serverEstimate()),
+          plan.downlink().resume(dimension, RandomStreams.server(plan.seed()), resume.serverResidual(),
+              resume.serverCompressorState()));
       iteration = resume.iteration();
       counters = resume.counters();
       epochLossSum = resume.epochLossSum();

@@ -65,8 +65,8 @@ class ServerAggregatorTest {
   @CsvSource({"2, 50, 5", "4, 1000, 30", "8, 500, 60"})
   void unidirectionalBroadcastsTheExactAverageOverTheUnionOfSupports(int workers, int dimension, int k) {
     List<SparseVector> ups = uplinks(workers, dimension, k, dimension);
-    ServerAggregator server = new ServerAggregator(dimension, workers, DownlinkStrategy.average(), 1, new int[0], null,
-        null);
+    ServerAggregator server = new ServerAggregator(dimension, workers, new int[0], ServerUplinkMemory.NONE,
+        DownlinkStrategy.average().open(dimension, 1));
     ServerAggregator.Round round = server.aggregate(reports(ups, null), null);
     TreeSet<Integer> union = new TreeSet<>();
     ups.forEach(u -> IntStream.of(u.indices()).forEach(union::add));
@@ -84,8 +84,8 @@ class ServerAggregatorTest {
   @CsvSource({"3, 100, 4, 1", "4, 2000, 40, 20", "8, 2000, 20, 10"})
   void bidirectionalSendsTheTopKOfAveragePlusServerResidualAndKeepsTheRest(int workers, int dimension, int k,
       int downK) {
-    ServerAggregator server = new ServerAggregator(dimension, workers,
-        DownlinkStrategy.compressed(CompressorSpec.parse("topk"), downK), 1, new int[0], null, null);
+    ServerAggregator server = new ServerAggregator(dimension, workers, new int[0], ServerUplinkMemory.NONE,
+        DownlinkStrategy.compressed(CompressorSpec.parse("topk"), downK).open(dimension, 1));
     double[] residual = new double[dimension];
     for (int round = 0; round < 3; round++) {
       List<SparseVector> ups = uplinks(workers, dimension, k, 31L * round + dimension);
@@ -137,9 +137,9 @@ class ServerAggregatorTest {
       ups.add(SparseVector.of(dimension, new int[] {5 + w, 25 + w}, new float[] {w + 1, -(w + 1)}));
       stats[w] = new float[] {w, 2f * w, -4f};
     }
-    ServerAggregator server = new ServerAggregator(dimension, workers,
-        bidirectional ? DownlinkStrategy.compressed(CompressorSpec.parse("topk"), 2) : DownlinkStrategy.average(), 1,
-        statistics, null, null);
+    ServerAggregator server = new ServerAggregator(dimension, workers, statistics, ServerUplinkMemory.NONE,
+        (bidirectional ? DownlinkStrategy.compressed(CompressorSpec.parse("topk"), 2) : DownlinkStrategy.average())
+            .open(dimension, 1));
     ServerAggregator.Round r = server.aggregate(reports(ups, stats), null);
     float[] dense = r.update().toDense();
     double mean = IntStream.range(0, workers).average().orElseThrow();
