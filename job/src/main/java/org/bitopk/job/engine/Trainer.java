@@ -219,16 +219,13 @@ public final class Trainer<S> {
         (published - start) / 1e6));
   }
 
-  /** Hands round t's accepted c_i to the capture, then drops them unless ξ needs them. */
+  /** Hands round t's accepted c_i to the capture. */
   private void captureVectors(int t, float lr, List<WorkerReport> reports) {
     for (WorkerReport r : reports) {
       try {
         capture.capture(t + 1, r.workerId, lr, r.compensated);
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
-      }
-      if (!plan.xi()) {
-        r.compensated = null;
       }
     }
   }

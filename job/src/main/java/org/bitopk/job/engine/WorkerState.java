@@ -121,6 +121,26 @@ final class WorkerState {
     return next;
   }
 
+  /**
+   * The worker's compression step of round {@code t}: with input the gradient (or the momentum m = μ·m + g), the
+   * memory's step ({@link UplinkMemory#step}; EF14: c = e + lr·input, sent = C(c), e = c − sent). A step that throws
+   * leaves the state as it was; an overflow of c is reported as divergence. {@link #commit} follows.
+   */
+  UplinkMemory.Step step(float[] gradient, float learningRate, UplinkSettings uplink, int workerId, int t) {
+    beginStep();
+    float[] input = momentumInput(gradient, uplink.momentum());
+    try {
+      return memory.step(input, learningRate, compressor, uplink.targetK());
+    } catch (IllegalArgumentException overflow) {
+      abortStep();
+      // inputs are finite and of the right shape here, so this is residual + lr * input overflowing
+      throw Divergence.overflow(workerId, t, overflow);
+    } catch (RuntimeException e) {
+      abortStep();
+      throw e;
+    }
+  }
+
   /** Saves what {@link #rollBack} and {@link #abortStep} need; call before the compressor step of round t. */
   void beginStep() {
     previousCompressorState = compressor.saveState();

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import org.apache.spark.TaskContext;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.compression.ValueFormat;
@@ -13,15 +12,14 @@ import org.bitopk.job.problem.ObjectiveFactory;
 
 /**
  * The per-round task: one call per partition, i.e. per group of workers. Brings a pooled replica to x_t once,
- * then, worker after worker on that replica, computes the worker's gradient, applies its residual and the
- * uplink compressor, and returns one encoded uplink per worker.
+ * then, worker after worker on that replica, takes the worker's step ({@link #step}: gradient, error-feedback
+ * step, encoding) and returns one encoded uplink per worker.
  *
  * <p>The closure holds only settings and broadcast handles (see the closure-size test), never data or
  * parameters: the shards come from the cached partition, the model from the executor's replica pool.
  */
 public final class WorkerTask<S> implements Serializable {
   private static final long serialVersionUID = 1L;
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(WorkerTask.class);
 
   private final String runId;
   private final RoundSettings round;
@@ -49,8 +47,7 @@ public final class WorkerTask<S> implements Serializable {
       throw new IllegalStateException("partition " + partition + " holds no worker shard");
     }
     int t = downlink.iteration();
-    long token = attemptToken();
-    String executor = executorId();
+    TaskAttempt attempt = TaskAttempt.current(t, expectedTokens, locations, uplink);
     RunState run = ExecutorRegistry.run(runId);
     run.forgetUpdatesBefore(downlink.firstUpdate());
     Replica<S> replica = run.borrow(factory, t);
@@ -59,108 +56,91 @@ public final class WorkerTask<S> implements Serializable {
       Replica.CatchUp catchUp = replica.catchUp(downlink, run);
       long sum = round.checksum() ? ParameterChecksum.of(replica.parameters) : 0L;
       long caughtUp = System.nanoTime();
-      List<WorkerReport> reports = new ArrayList<>();
+      List<WorkerReport.Builder> workers = new ArrayList<>();
       while (shards.hasNext()) {
-        WorkerReport report = step(run, replica, shards.next(), t, token, executor);
-        report.task = partition;
-        report.checksum = sum;
-        reports.add(report);
+        workers.add(step(run, replica, shards.next(), attempt).task(partition, sum));
       }
-      WorkerReport first = reports.get(0);
-      first.catchUpNanos = caughtUp - start;
-      first.updatesApplied = catchUp.updatesApplied();
-      first.resynchronised = catchUp.resynchronised();
+      workers.get(0).catchUp(caughtUp - start, catchUp);
+      List<WorkerReport> reports = new ArrayList<>();
+      for (WorkerReport.Builder worker : workers) {
+        reports.add(worker.build());
+      }
       return reports.iterator();
     } finally {
       run.release(replica);
     }
   }
 
-  /** One worker's round on the task's replica, which every worker of the task shares (all compute at x_t). */
-  private WorkerReport step(RunState run, Replica<S> replica, S shard, int t, long token, String executor) {
+  /**
+   * One worker's round on the task's replica, which every worker of the task shares (all compute at x_t): the
+   * gradient g, then the memory's step c = e + lr·g, sent = C(c), e = c − sent ({@link WorkerState#step}; EF21 and
+   * Artemis: {@link GradientEstimate}), then the message encoded. Which state the attempt may step is
+   * {@link TaskAttempt}'s business.
+   */
+  private WorkerReport.Builder step(RunState run, Replica<S> replica, S shard, TaskAttempt attempt) {
     int workerId = factory.workerId(shard);
-    WorkerReport report = new WorkerReport();
-    report.workerId = workerId;
-    report.iteration = t;
-    report.executor = executor;
-    WorkerState present = run.worker(workerId);
-    if ((present == null || !present.usableFor(t, expectedTokens[workerId]))
-        && locations.shouldDefer(workerId, executor, attemptNumber())) {
-      awaitOriginalAttempt(workerId, t);
-    }
+    int t = attempt.round();
+    attempt.deferIfStateElsewhere(run, workerId);
     long begin = System.nanoTime();
     float[] gradient = replica.gradient;
-    report.loss = replica.objective.gradient(shard, round.epoch(), round.batchIndex(), gradient);
+    double loss = replica.objective.gradient(shard, round.epoch(), round.batchIndex(), gradient);
     long computed = System.nanoTime();
-    Divergence.check(workerId, t, report.loss, gradient);
-
-    int dimension = gradient.length;
+    Divergence.check(workerId, t, loss, gradient);
     int[] statisticsIndices = run.statisticsIndices(factory);
+    float[] statistics = takeStatistics(gradient, statisticsIndices);
+    WorkerReport.Builder report = new WorkerReport.Builder(workerId, t, attempt.executor());
+    synchronized (run.lock(workerId)) {
+      TaskAttempt.Admitted admitted = attempt.admit(run, workerId, gradient.length);
+      WorkerState state = admitted.state();
+      UplinkMemory.Step step = state.step(gradient, round.learningRate(), uplink, workerId, t);
+      long token = attempt.commit(state, workerId);
+      byte[] message = SparseCodec.encode(withoutStatistics(step.sent(), statisticsIndices), ValueFormat.FP32);
+      report.message(message, statistics, loss, step)
+          .attempt(admitted.residualLost(), admitted.rolledBack(), token)
+          .dense(compensated(step, state), scaledGradient(gradient));
+    }
+    return report.times(computed - begin, System.nanoTime() - computed);
+  }
+
+  /**
+   * Running statistics (batch norm's mean and variance steps) travel densely beside the message: taken out of the
+   * gradient (set to 0 there) before the compression step.
+   */
+  private static float[] takeStatistics(float[] gradient, int[] statisticsIndices) {
     float[] statistics = new float[statisticsIndices.length];
     for (int i = 0; i < statisticsIndices.length; i++) {
       statistics[i] = gradient[statisticsIndices[i]];
       gradient[statisticsIndices[i]] = 0f;
     }
-    report.statistics = statistics;
-    float learningRate = round.learningRate();
-    synchronized (run.lock(workerId)) {
-      WorkerState state = run.worker(workerId);
-      long expected = expectedTokens[workerId];
-      WorkerState.Admission admission = state == null ? null : state.admit(t, expected);
-      if (admission == WorkerState.Admission.OBSOLETE) {
-        throw new IllegalStateException("round " + t + " of worker " + workerId + " is obsolete on this executor "
-            + "(its state is at round " + state.round() + "): a duplicate attempt of a finished round");
-      }
-      if (state == null || admission == WorkerState.Admission.UNUSABLE) {
-        // New executor, a state more than one round old, or one advanced by an attempt the driver discarded.
-        report.residualLost = !(state == null && t == 0 && expected == WorkerState.INITIAL);
-        state = WorkerState.fresh(uplink, workerId, dimension, t);
-        run.putWorker(workerId, state);
-      }
-      report.rolledBack = admission == WorkerState.Admission.ROLLED_BACK;
-      state.beginStep();
-      float[] input = state.momentumInput(gradient, uplink.momentum());
-      UplinkMemory.Step step;
-      try {
-        step = state.memory.step(input, learningRate, state.compressor, uplink.targetK());
-      } catch (IllegalArgumentException overflow) {
-        state.abortStep();
-        // inputs are finite and of the right shape here, so this is residual + lr * input overflowing
-        throw Divergence.overflow(workerId, t, overflow);
-      } catch (RuntimeException e) {
-        state.abortStep();
-        throw e;
-      }
-      state.commit(t, token);
-      report.stateToken = token;
-      TestFaults.afterStep(t, workerId);
-      report.uplink = SparseCodec.encode(withoutStatistics(step.sent(), statisticsIndices), ValueFormat.FP32);
-      report.targetK = step.targetK();
-      report.achievedK = step.achievedK();
-      report.compensatedNorm = step.compensatedNorm();
-      report.residualNorm = step.residualNorm();
-      if (round.reportsCompensated()) {
-        // c_i bit for bit: sent and residual are disjoint and sent + residual == c (ErrorFeedback), so adding
-        // the residual to the dense sent vector only ever adds a value to 0f.
-        float[] compensated = step.sent().toDense();
-        float[] residual = state.memory.memory();
-        for (int j = 0; j < dimension; j++) {
-          compensated[j] += residual[j];
-        }
-        report.compensated = compensated;
-      }
-      if (round.collectXi()) {
-        float[] scaled = new float[dimension];
-        for (int j = 0; j < dimension; j++) {
-          scaled[j] = learningRate * gradient[j]; // ξ's denominator is Σ lr·g_i, momentum or not
-        }
-        report.scaledGradient = scaled;
-      }
+    return statistics;
+  }
+
+  /** Dense c_i for ξ and the capture, or null when the round asks for neither. */
+  private float[] compensated(UplinkMemory.Step step, WorkerState state) {
+    if (!round.reportsCompensated()) {
+      return null;
     }
-    long compressed = System.nanoTime();
-    report.gradientNanos = computed - begin;
-    report.compressNanos = compressed - computed;
-    return report;
+    // c_i bit for bit: sent and residual are disjoint and sent + residual == c (ErrorFeedback), so adding the
+    // residual to the dense sent vector only ever adds a value to 0f.
+    float[] compensated = step.sent().toDense();
+    float[] residual = state.memory.memory();
+    for (int j = 0; j < compensated.length; j++) {
+      compensated[j] += residual[j];
+    }
+    return compensated;
+  }
+
+  /** Dense lr·g_i, ξ's denominator (momentum or not), or null without ξ. */
+  private float[] scaledGradient(float[] gradient) {
+    if (!round.collectXi()) {
+      return null;
+    }
+    float learningRate = round.learningRate();
+    float[] scaled = new float[gradient.length];
+    for (int j = 0; j < gradient.length; j++) {
+      scaled[j] = learningRate * gradient[j];
+    }
+    return scaled;
   }
 
   /**
@@ -189,72 +169,5 @@ public final class WorkerTask<S> implements Serializable {
     }
     return n == indices.length ? sent
         : SparseVector.of(sent.dimension(), Arrays.copyOf(keptIndices, n), Arrays.copyOf(keptValues, n));
-  }
-
-  /**
-   * A second attempt without the worker's state while the executor that holds it is alive: most likely a
-   * speculative copy of a slow original. Waits for Spark to kill this copy once the original succeeds. It goes on
-   * from a fresh state, the worker counted as lost, as soon as the driver no longer knows the holding executor (it
-   * was lost during the round: this attempt is a retry), or after the defer time (the original is stuck).
-   */
-  private void awaitOriginalAttempt(int workerId, int t) {
-    TaskContext context = TaskContext.get();
-    String holder = locations.holders()[workerId];
-    LOG.warn("worker {} of round {}: attempt {} lacks the worker's state and defers to the original attempt on "
-        + "{} for up to {} ms", workerId, t, context.attemptNumber(), holder, locations.deferMillis());
-    long start = System.nanoTime();
-    long deadline = start + locations.deferMillis() * 1_000_000L;
-    long nextCheck = start;
-    while (System.nanoTime() < deadline) {
-      context.killTaskIfInterrupted();
-      if (System.nanoTime() >= nextCheck) {
-        if (!registered(holder)) {
-          LOG.warn("worker {} of round {}: the executor {} holding its state is gone; starting afresh", workerId, t,
-              holder);
-          return;
-        }
-        nextCheck = System.nanoTime() + 500_000_000L;
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        context.killTaskIfInterrupted();
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while worker " + workerId + " of round " + t
-            + " deferred to its original attempt", e);
-      }
-    }
-  }
-
-  /** Whether the driver still knows the executor {@code hostPort} (it forgets a lost executor at once). */
-  private static boolean registered(String hostPort) {
-    org.apache.spark.SparkEnv env = org.apache.spark.SparkEnv.get();
-    if (env == null) {
-      return false;
-    }
-    for (org.apache.spark.storage.BlockManagerId id : scala.collection.JavaConverters
-        .mapAsJavaMapConverter(env.blockManager().master().getMemoryStatus()).asJava().keySet()) {
-      if (id.hostPort().equals(hostPort)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static int attemptNumber() {
-    TaskContext context = TaskContext.get();
-    return context == null ? 0 : context.attemptNumber();
-  }
-
-  /** This executor's block manager address, as the driver's status tracker names executors. */
-  private static String executorId() {
-    org.apache.spark.SparkEnv env = org.apache.spark.SparkEnv.get();
-    return env == null ? "local" : env.blockManager().blockManagerId().hostPort();
-  }
-
-  /** Spark's id of this task attempt (unique in the application); outside Spark, a fresh number per call. */
-  private static long attemptToken() {
-    TaskContext context = TaskContext.get();
-    return context != null ? context.taskAttemptId() : TestFaults.localToken();
   }
 }

@@ -36,14 +36,9 @@ class ServerAggregatorTest {
   private static List<WorkerReport> reports(List<SparseVector> uplinks, float[][] statistics) {
     List<WorkerReport> out = new ArrayList<>();
     for (int w = 0; w < uplinks.size(); w++) {
-      WorkerReport r = new WorkerReport();
-      r.workerId = w;
-      r.uplink = SparseCodec.encode(uplinks.get(w), ValueFormat.FP32);
-      r.statistics = statistics == null ? new float[0] : statistics[w];
-      r.loss = 1.0;
-      r.targetK = 1;
-      r.achievedK = uplinks.get(w).nnz();
-      out.add(r);
+      SparseVector u = uplinks.get(w);
+      out.add(new WorkerReport.Builder(w, 0, "local").message(SparseCodec.encode(u, ValueFormat.FP32),
+          statistics == null ? new float[0] : statistics[w], 1.0, new UplinkMemory.Step(u, 1, u.nnz(), 0, 0)).build());
     }
     return out;
   }
