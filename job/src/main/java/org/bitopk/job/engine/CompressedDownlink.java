@@ -1,13 +1,12 @@
 package org.bitopk.job.engine;
 
-import org.bitopk.compression.CompressionStep;
 import org.bitopk.compression.Compressor;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.ErrorFeedback;
 
 /**
  * Bidirectional compression with server error feedback (DoubleSqueeze with C = TopK): the server's step, with
- * a the workers' average,
+ * a the workers' average (or the step the {@link ServerUplinkMemory} made of it),
  *
  * <pre>
  *   c = e_s + a             (ErrorFeedback.step with scale 1)
@@ -15,18 +14,9 @@ import org.bitopk.compression.ErrorFeedback;
  *   e_s = c − p
  * </pre>
  */
-final class CompressedDownlink extends DownlinkStrategy {
-  private final CompressorSpec compressor;
-  private final int targetK;
-
+final class CompressedDownlink extends CompressingDownlink {
   CompressedDownlink(CompressorSpec compressor, int targetK) {
-    this.compressor = checkedCompressor(compressor, targetK);
-    this.targetK = targetK;
-  }
-
-  @Override
-  public Integer targetK() {
-    return targetK;
+    super(compressor, targetK);
   }
 
   @Override
@@ -35,36 +25,12 @@ final class CompressedDownlink extends DownlinkStrategy {
   }
 
   @Override
-  ServerDownlink open(int dimension, long seed) {
-    return openWith(compressor(compressor, targetK, dimension, seed), targetK, ErrorFeedback.enabled(dimension));
-  }
-
-  @Override
-  ServerDownlink resume(int dimension, long seed, float[] residual, byte[] compressorState) {
-    Compressor c = compressor(compressor, targetK, dimension, seed);
-    c.restoreState(compressorState);
-    return openWith(c, targetK, ErrorFeedback.restore(residual));
+  ServerDownlink serverSide(Compressor c, ErrorFeedback memory) {
+    return openWith(c, targetK, memory);
   }
 
   /** The server side with a given compressor; {@code feedback} holds e_s. */
   static ServerDownlink openWith(Compressor c, int targetK, ErrorFeedback feedback) {
-    return new ServerDownlink() {
-      @Override
-      public Sent send(float[] average, int[] union) {
-        CompressionStep step = feedback.step(average, 1f, c, targetK);   // c = e_s + a, p = C(c), e_s = c − p
-        return new Sent(step.sent(), step.targetK(), step.achievedK(),
-            NormRatio.of(step.residualNorm(), step.compensatedNorm()));
-      }
-
-      @Override
-      public float[] residual() {
-        return feedback.residual();
-      }
-
-      @Override
-      public byte[] compressorState() {
-        return c.saveState();
-      }
-    };
+    return memoryStep(c, targetK, feedback, 1f);
   }
 }

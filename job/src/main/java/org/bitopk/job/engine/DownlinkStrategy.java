@@ -1,18 +1,15 @@
 package org.bitopk.job.engine;
 
-import java.util.Objects;
-import org.bitopk.compression.Compressor;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.SparseVector;
 
 /**
  * How the parameter server turns the average of the workers' uplinks into the update it broadcasts. Decided
  * once, in the run plan; the server only calls {@link #open} (or {@link #resume}). One file per strategy:
- * {@link CompressedDownlink}, {@link ModelDifferenceDownlink}, {@link PreservedCentralModelDownlink},
- * {@link AverageDownlink}.
+ * {@link CompressedDownlink}, {@link ModelDifferenceDownlink}, {@link PreservedCentralModelDownlink} (the three
+ * {@link CompressingDownlink}s) and {@link AverageDownlink}.
  */
-public abstract sealed class DownlinkStrategy permits CompressedDownlink, AverageDownlink, ModelDifferenceDownlink,
-    PreservedCentralModelDownlink {
+public abstract sealed class DownlinkStrategy permits CompressingDownlink, AverageDownlink {
   DownlinkStrategy() {}
 
   /** Bidirectional: c = a + e_s, p = C(c), e_s = c − p (server error feedback; DoubleSqueeze with C = TopK). */
@@ -88,23 +85,6 @@ public abstract sealed class DownlinkStrategy permits CompressedDownlink, Averag
     default float[] centralModel(float[] workersModel) {
       return workersModel;
     }
-  }
-
-  /** The spec of a compressing strategy, checked. */
-  static CompressorSpec checkedCompressor(CompressorSpec compressor, int targetK) {
-    Objects.requireNonNull(compressor, "compressor");
-    if (targetK < 1) {
-      throw new IllegalArgumentException("downlink target k must be >= 1, got " + targetK);
-    }
-    return compressor;
-  }
-
-  /** A compressing strategy's compressor for a model of {@code dimension} entries, from its seed. */
-  static Compressor compressor(CompressorSpec compressor, int targetK, int dimension, long seed) {
-    if (targetK > dimension) {
-      throw new IllegalArgumentException("downlink target k " + targetK + " exceeds the dimension " + dimension);
-    }
-    return compressor.create(seed);
   }
 
   /** −p for a message p that receivers add (replicas subtract the update). */

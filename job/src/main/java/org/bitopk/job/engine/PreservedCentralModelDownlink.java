@@ -29,23 +29,15 @@ import org.bitopk.compression.ValueFormat;
  * {@link ModelDifferenceDownlink} (EF21-P) bit for bit. Ω_prev travels in {@link ServerDownlink#compressorState}
  * after the compressor's own state, so checkpoints resume it.
  */
-final class PreservedCentralModelDownlink extends DownlinkStrategy {
-  private final CompressorSpec compressor;
-  private final int targetK;
+final class PreservedCentralModelDownlink extends CompressingDownlink {
   private final float memoryRate;
 
   PreservedCentralModelDownlink(CompressorSpec compressor, int targetK, float memoryRate) {
-    this.compressor = checkedCompressor(compressor, targetK);
+    super(compressor, targetK);
     if (!(memoryRate > 0f && memoryRate <= 1f)) {
       throw new IllegalArgumentException("downlink memory rate must be in (0, 1], got " + memoryRate);
     }
-    this.targetK = targetK;
     this.memoryRate = memoryRate;
-  }
-
-  @Override
-  public Integer targetK() {
-    return targetK;
   }
 
   @Override
@@ -54,15 +46,14 @@ final class PreservedCentralModelDownlink extends DownlinkStrategy {
   }
 
   @Override
-  ServerDownlink open(int dimension, long seed) {
-    return new Server(compressor(compressor, targetK, dimension, seed), targetK, memoryRate,
-        ErrorFeedback.enabled(dimension), null);
+  ServerDownlink serverSide(Compressor c, ErrorFeedback memory) {
+    return new Server(c, targetK, memoryRate, memory, null);
   }
 
   /** {@code compressorState}: the compressor's own state's length and bytes, then 0, or 1 and Ω_prev encoded. */
   @Override
   ServerDownlink resume(int dimension, long seed, float[] residual, byte[] compressorState) {
-    Compressor c = compressor(compressor, targetK, dimension, seed);
+    Compressor c = compressor(dimension, seed);
     SparseVector previous = null;
     ByteBuffer in = ByteBuffer.wrap(compressorState);
     try {
@@ -85,19 +76,14 @@ final class PreservedCentralModelDownlink extends DownlinkStrategy {
     return new Server(c, targetK, memoryRate, ErrorFeedback.restore(residual), previous);
   }
 
-  /** The server side; {@code difference} holds r = x − ŵ, {@code last} Ω_prev (null before the first round). */
-  private static final class Server implements ServerDownlink {
-    private final Compressor c;
-    private final int targetK;
+  /** The server side; {@code memory} holds r = x − ŵ, {@code last} Ω_prev (null before the first round). */
+  private static final class Server extends Side {
     private final float memoryRate;
-    private final ErrorFeedback difference;
     private SparseVector last;
 
     Server(Compressor c, int targetK, float memoryRate, ErrorFeedback difference, SparseVector previous) {
-      this.c = c;
-      this.targetK = targetK;
+      super(c, targetK, difference);
       this.memoryRate = memoryRate;
-      this.difference = difference;
       this.last = previous;
     }
 
@@ -116,7 +102,7 @@ final class PreservedCentralModelDownlink extends DownlinkStrategy {
           input[j] = input[j] - q[n];
         }
       }
-      CompressionStep step = difference.step(input, -1f, c, targetK);
+      CompressionStep step = memory.step(input, -1f, compressor, targetK);
       SparseVector omega = step.sent();
       SparseVector update = remembers ? difference(last.indices(), q, omega, d) : negated(omega);
       last = omega;
@@ -149,13 +135,8 @@ final class PreservedCentralModelDownlink extends DownlinkStrategy {
     }
 
     @Override
-    public float[] residual() {
-      return difference.residual();
-    }
-
-    @Override
     public byte[] compressorState() {
-      byte[] own = c.saveState();
+      byte[] own = compressor.saveState();
       byte[] message = last == null ? new byte[0] : SparseCodec.encode(last, ValueFormat.FP32);
       return ByteBuffer.allocate(4 + own.length + 1 + message.length).putInt(own.length).put(own)
           .put((byte) (last == null ? 0 : 1)).put(message).array();
@@ -163,7 +144,7 @@ final class PreservedCentralModelDownlink extends DownlinkStrategy {
 
     @Override
     public float[] centralModel(float[] workersModel) {
-      float[] r = difference.residual();
+      float[] r = memory.residual();
       for (int j = 0; j < r.length; j++) {
         r[j] = workersModel[j] + r[j];
       }

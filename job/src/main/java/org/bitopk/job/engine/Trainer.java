@@ -12,11 +12,20 @@ import org.bitopk.job.problem.TrainingProblem;
 import scala.reflect.ClassTag$;
 
 /**
- * The driver loop (the parameter server). Each round t: one Spark job over the S worker groups whose tasks
- * bring their replica to x_t and return one encoded uplink per worker; the driver averages, hands the average to
- * the plan's downlink strategy, applies the update to its float[] master model with {@link SparseUpdates}, and
- * broadcasts the encoded update for round t + 1. No dense model is shipped after the initial snapshot except
- * the periodic snapshot for replicas that fall behind.
+ * The driver loop (the parameter server). Each round t ({@link #round}): one Spark job over the S worker groups
+ * whose tasks bring their replica to x_t and return one encoded uplink per worker; the driver averages, hands the
+ * average to the plan's downlink strategy, applies the update to its float[] master model with
+ * {@link SparseUpdates}, and broadcasts the encoded update for round t + 1. No dense model is shipped after the
+ * initial snapshot except the periodic snapshot for replicas that fall behind.
+ *
+ * <p>Where the algorithm is (error feedback on both sides, with C the compressor):
+ * <ul>
+ *   <li>worker i: c = e_i + lr·g_i, sent = C(c), e_i = c − sent, in {@link WorkerTask#step} through
+ *       {@link WorkerState#step} (EF21 and Artemis keep a gradient estimate instead: {@link GradientEstimate});
+ *   <li>server: a = mean of the sent vectors, c = e_s + a, p = C(c), e_s = c − p, in
+ *       {@link ServerAggregator#aggregate} through {@link CompressedDownlink} (the other downlinks:
+ *       {@link DownlinkStrategy}; EF21 and Artemis' server memory: {@link ServerGradientEstimate}).
+ * </ul>
  */
 public final class Trainer<S> {
   private final JavaSparkContext sc;
@@ -174,49 +183,81 @@ public final class Trainer<S> {
     return iteration;
   }
 
-  /** Round t: the workers' job, the server's step, the update published; returns the round's record. */
+  /**
+   * Round t: the workers' job (each worker's step, {@link WorkerTask}), the server's aggregate
+   * ({@link ServerAggregator#aggregate}), the update applied to the master model x_t, and published for round t + 1.
+   */
   private IterationRecord round(int t, DownlinkWindow window) {
     long start = System.nanoTime();
-    int epochIndex = t / plan.roundsPerEpoch();
-    double lr = plan.learningRate(epochIndex);
-    boolean check = plan.consistencyCheckEvery() > 0 && t % plan.consistencyCheckEvery() == 0;
-    boolean captured = plan.capturesRound(t);
-    RoundSettings settings = new RoundSettings(epochIndex, t % plan.roundsPerEpoch(), (float) lr, check, plan.xi(),
-        captured);
-    WorkerTask<S> task = new WorkerTask<>(runId, settings, factory, plan.uplink(), window.view(t),
-        acceptedTokens.clone(), new StateLocations(holders, aliveExecutors(), plan.speculationDeferMillis()));
+    double lr = plan.learningRate(t / plan.roundsPerEpoch());
+    RoundSettings settings = settings(t, lr);
+    WorkerTask<S> task = task(settings, window.view(t));
     long jobStart = System.nanoTime();
-    List<WorkerReport> reports = runWorkers(task, t, lr);
+    List<WorkerReport> reports = job(task, t, lr);
     long jobEnd = System.nanoTime();
-    if (check) {
+    inspect(t, settings, reports);
+    Double gap = problem.optimalityGap(server.centralModel(master));   // at x_t
+    ServerAggregator.Round aggregate = aggregate(reports, settings);
+    SparseUpdates.apply(master, aggregate.update());
+    long aggregated = System.nanoTime();
+    publish(t, aggregate, window);
+    long published = System.nanoTime();
+    acceptAttempts(reports);
+    return record(t, lr, reports, aggregate, gap, new IterationRecord.Times((jobEnd - jobStart) / 1e6,
+        (aggregated - jobEnd) / 1e6, (published - aggregated) / 1e6, (published - start) / 1e6));
+  }
+
+  private RoundSettings settings(int t, double lr) {
+    boolean check = plan.consistencyCheckEvery() > 0 && t % plan.consistencyCheckEvery() == 0;
+    return new RoundSettings(t / plan.roundsPerEpoch(), t % plan.roundsPerEpoch(), (float) lr, check, plan.xi(),
+        plan.capturesRound(t));
+  }
+
+  /** The round's task: settings and broadcast handles only (see {@link WorkerTask}). */
+  private WorkerTask<S> task(RoundSettings settings, DownlinkView downlink) {
+    return new WorkerTask<>(runId, settings, factory, plan.uplink(), downlink, acceptedTokens.clone(),
+        new StateLocations(holders, aliveExecutors(), plan.speculationDeferMillis()));
+  }
+
+  /** The replicas' consistency check and the capture of c_i, in the rounds that have them. */
+  private void inspect(int t, RoundSettings settings, List<WorkerReport> reports) {
+    if (settings.checksum()) {
       verifyReplicas(t, reports);
     }
-    if (captured) {
-      captureVectors(t, (float) lr, reports);
+    if (settings.captureVector()) {
+      captureVectors(t, settings.learningRate(), reports);
     }
-    Double gap = problem.optimalityGap(this.server.centralModel(master));
-    ServerAggregator.Round server = this.server.aggregate(reports, plan.xi() ? plan.uplink().targetK() : null,
-        (float) lr);
-    SparseUpdates.apply(master, server.update());
-    long aggregated = System.nanoTime();
-    window.publish(t, server.encoded());
+  }
+
+  private ServerAggregator.Round aggregate(List<WorkerReport> reports, RoundSettings settings) {
+    return server.aggregate(reports, plan.xi() ? plan.uplink().targetK() : null, settings.learningRate());
+  }
+
+  /** Round t's update becomes the replicas' way to x_{t+1} (with a dense snapshot when one is due). */
+  private void publish(int t, ServerAggregator.Round aggregate, DownlinkWindow window) {
+    window.publish(t, aggregate.encoded());
     window.maybeSnapshot(t + 1, master);
-    long published = System.nanoTime();
     iteration = t + 1;
+  }
+
+  /** The attempts whose uplinks the driver used, and their executors: the states the next round expects. */
+  private void acceptAttempts(List<WorkerReport> reports) {
     for (WorkerReport r : reports) {
       acceptedTokens[r.workerId] = r.stateToken;
       holders[r.workerId] = r.executor;
     }
+  }
 
+  /** The round's record, its counters added to the run's. */
+  private IterationRecord record(int t, double lr, List<WorkerReport> reports, ServerAggregator.Round aggregate,
+      Double gap, IterationRecord.Times times) {
     RoundStatistics workers = RoundStatistics.of(reports, plan.tasks(), sc.defaultParallelism());
-    long payload = server.encoded().length;
+    long payload = aggregate.encoded().length;
     RunCounters round = new RunCounters(workers.upBytes(), payload,
         payload * plan.workers() + (long) workers.replicaResyncs() * Float.BYTES * master.length,
         workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack());
     counters = counters.plus(round);
-    return IterationRecord.of(runId, plan, t, lr, workers, server, round, gap, new IterationRecord.Times(
-        (jobEnd - jobStart) / 1e6, (aggregated - jobEnd) / 1e6, (published - aggregated) / 1e6,
-        (published - start) / 1e6));
+    return IterationRecord.of(runId, plan, t, lr, workers, aggregate, round, gap, times);
   }
 
   /** Hands round t's accepted c_i to the capture. */
@@ -240,7 +281,7 @@ public final class Trainer<S> {
   }
 
   /** The round's Spark job: one report per worker, in worker order, all of round t. */
-  private List<WorkerReport> runWorkers(WorkerTask<S> task, int t, double lr) {
+  private List<WorkerReport> job(WorkerTask<S> task, int t, double lr) {
     List<WorkerReport> reports;
     try {
       reports = new ArrayList<>();
