@@ -3,6 +3,7 @@ package org.bitopk.job.engine;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Objects;
 import org.bitopk.compression.CompressionStep;
 import org.bitopk.compression.Compressor;
 import org.bitopk.compression.CompressorSpec;
@@ -47,7 +48,7 @@ final class PreservedCentralModelDownlink extends CompressingDownlink {
 
   @Override
   ServerDownlink serverSide(Compressor c, ErrorFeedback memory) {
-    return new Server(c, targetK, memoryRate, memory, null);
+    return new Server(c, targetK, memoryRate, memory);
   }
 
   /** {@code compressorState}: the compressor's own state's length and bytes, then 0, or 1 and Ω_prev encoded. */
@@ -73,7 +74,9 @@ final class PreservedCentralModelDownlink extends CompressingDownlink {
       throw new IllegalArgumentException("MCM downlink state holds a message of dimension "
           + previous.dimension() + ", expected " + dimension);
     }
-    return new Server(c, targetK, memoryRate, ErrorFeedback.restore(residual), previous);
+    ErrorFeedback difference = ErrorFeedback.restore(residual);
+    return previous == null ? new Server(c, targetK, memoryRate, difference)
+        : new Server(c, targetK, memoryRate, difference, previous);
   }
 
   /** The server side; {@code memory} holds r = x − ŵ, {@code last} Ω_prev (null before the first round). */
@@ -81,10 +84,15 @@ final class PreservedCentralModelDownlink extends CompressingDownlink {
     private final float memoryRate;
     private SparseVector last;
 
-    Server(Compressor c, int targetK, float memoryRate, ErrorFeedback difference, SparseVector previous) {
+    /** Before the first round: no previous message. */
+    Server(Compressor c, int targetK, float memoryRate, ErrorFeedback difference) {
       super(c, targetK, difference);
       this.memoryRate = memoryRate;
-      this.last = previous;
+    }
+
+    Server(Compressor c, int targetK, float memoryRate, ErrorFeedback difference, SparseVector previous) {
+      this(c, targetK, memoryRate, difference);
+      this.last = Objects.requireNonNull(previous, "previous message");
     }
 
     @Override

@@ -19,13 +19,6 @@ public record ResumePoint(int iteration, long seed, float[] master, float[] serv
     byte[] serverCompressorState, List<WorkerMemory> workers, RunCounters counters, double epochLossSum,
     int epochRounds, float[] serverEstimate) {
 
-  /** A resume point without a server gradient estimate (every uplink but EF21). */
-  public ResumePoint(int iteration, long seed, float[] master, float[] serverResidual, byte[] serverCompressorState,
-      List<WorkerMemory> workers, RunCounters counters, double epochLossSum, int epochRounds) {
-    this(iteration, seed, master, serverResidual, serverCompressorState, workers, counters, epochLossSum,
-        epochRounds, null);
-  }
-
   public ResumePoint {
     if (iteration < 0) {
       throw new IllegalArgumentException("iteration must be >= 0, got " + iteration);

@@ -32,17 +32,31 @@ interface UplinkMemory {
   /** A copy of the memory vector (e_i, g_i, or zeros when nothing is kept). */
   float[] memory();
 
-  /** The memory of a fresh worker, or of one restored from a checkpoint ({@code saved} null: fresh). */
-  static UplinkMemory create(UplinkSettings uplink, int dimension, float[] saved) {
+  /** The memory of a fresh worker: zero residual, or a gradient estimate not yet set. */
+  static UplinkMemory fresh(UplinkSettings uplink, int dimension) {
     switch (uplink.feedback()) {
       case EF14:
-        return new Residual(saved != null ? ErrorFeedback.restore(saved) : ErrorFeedback.enabled(dimension));
+        return new Residual(ErrorFeedback.enabled(dimension));
       case NONE:
         return new Residual(ErrorFeedback.disabled(dimension));
       case EF21:
       case ARTEMIS:
-        return saved != null ? GradientEstimate.restore(saved, uplink.memoryRate())
-            : GradientEstimate.fresh(dimension, uplink.memoryRate());
+        return GradientEstimate.fresh(dimension, uplink.memoryRate());
+      default:
+        throw new IllegalArgumentException("unknown uplink feedback " + uplink.feedback());
+    }
+  }
+
+  /** The memory of a worker restored from a checkpoint's memory vector (ignored without feedback: none is kept). */
+  static UplinkMemory restore(UplinkSettings uplink, int dimension, float[] saved) {
+    switch (uplink.feedback()) {
+      case EF14:
+        return new Residual(ErrorFeedback.restore(saved));
+      case NONE:
+        return fresh(uplink, dimension);
+      case EF21:
+      case ARTEMIS:
+        return GradientEstimate.restore(saved, uplink.memoryRate());
       default:
         throw new IllegalArgumentException("unknown uplink feedback " + uplink.feedback());
     }

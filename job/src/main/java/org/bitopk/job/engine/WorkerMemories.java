@@ -35,7 +35,7 @@ final class WorkerMemories {
               && state.token() == acceptedTokens[worker];
           out.add(current
               ? new WorkerMemory(worker, state.memory.memory(), state.velocity(), state.compressor.saveState())
-              : new WorkerMemory(worker, null, null, null));
+              : WorkerMemory.notCollected(worker));
         }
       }
       return out.iterator();
@@ -66,8 +66,7 @@ final class WorkerMemories {
           synchronized (run.lock(worker)) {
             run.forgetWorker(worker);
             if (memory.residual() != null || !uplink.errorFeedback()) {
-              run.putWorker(worker, WorkerState.restored(uplink, worker, dimension, firstRound, memory.residual(),
-                  memory.velocity(), memory.compressorState()));
+              run.putWorker(worker, WorkerState.restored(uplink, dimension, firstRound, memory));
             }
           }
         }

@@ -28,6 +28,11 @@ public final class WorkerMemory implements Serializable {
     this.compressorState = compressorState;
   }
 
+  /** The memory of a worker whose executor had no current state for it: it resumes afresh. */
+  public static WorkerMemory notCollected(int worker) {
+    return new WorkerMemory(worker, null, null, null);
+  }
+
   public int worker() {
     return worker;
   }

@@ -45,25 +45,26 @@ final class WorkerState {
   /** A worker's state before round {@code firstRound}: zero residual, zero momentum, compressor from its seed. */
   static WorkerState fresh(UplinkSettings uplink, int workerId, int dimension, int firstRound) {
     return new WorkerState(
-        UplinkMemory.create(uplink, dimension, null),
+        UplinkMemory.fresh(uplink, dimension),
         compressor(uplink, workerId),
         uplink.momentum() > 0f ? new float[dimension] : null, firstRound - 1);
   }
 
   /**
-   * A worker's state restored from a checkpoint taken before round {@code firstRound}; a null residual or
-   * velocity (not collected) starts from zero, a null compressor state from the compressor's seed.
+   * A worker's state restored from a checkpoint taken before round {@code firstRound}; what the checkpoint did
+   * not collect (see {@link WorkerMemory}) starts afresh: residual and velocity from zero, the compressor from its
+   * seed.
    */
-  static WorkerState restored(UplinkSettings uplink, int workerId, int dimension, int firstRound, float[] residual,
-      float[] velocity, byte[] compressorState) {
-    UplinkMemory feedback = UplinkMemory.create(uplink, dimension,
-        uplink.errorFeedback() ? residual : null);
+  static WorkerState restored(UplinkSettings uplink, int dimension, int firstRound, WorkerMemory saved) {
+    UplinkMemory memory = saved.residual() != null ? UplinkMemory.restore(uplink, dimension, saved.residual())
+        : UplinkMemory.fresh(uplink, dimension);
+    float[] velocity = saved.velocity();
     float[] v = uplink.momentum() > 0f ? (velocity != null ? velocity.clone() : new float[dimension]) : null;
-    Compressor compressor = compressor(uplink, workerId);
-    if (compressorState != null) {
-      compressor.restoreState(compressorState);
+    Compressor compressor = compressor(uplink, saved.worker());
+    if (saved.compressorState() != null) {
+      compressor.restoreState(saved.compressorState());
     }
-    return new WorkerState(feedback, compressor, v, firstRound - 1);
+    return new WorkerState(memory, compressor, v, firstRound - 1);
   }
 
   private static Compressor compressor(UplinkSettings uplink, int workerId) {
