@@ -18,7 +18,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.ExitCode;
 import org.bitopk.job.RunFailedException;
 import org.bitopk.job.config.MasterUrl;
-import org.bitopk.job.config.TrainFlags;
+import org.bitopk.job.config.TrainOptions;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.output.DriverLog;
 import org.bitopk.job.output.ProgressDisplay;
@@ -43,7 +43,7 @@ import picocli.CommandLine;
         "1 epoch, into runs/<timestamp>. Other command: report --runs DIR1,DIR2,... --out FILE.png",
         "Exit codes: 0 done, 1 the run failed, 2 bad input or settings (nothing written), 130/143 interrupted",
         "(SIGINT/SIGTERM; checkpoints kept). Spark's and DL4J's messages go to <output>/logs/driver-<time>.log."})
-public final class TrainCommand extends TrainFlags implements Callable<Integer> {
+public final class TrainCommand extends TrainOptions implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(TrainCommand.class);
   private static final DateTimeFormatter LOG_STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);

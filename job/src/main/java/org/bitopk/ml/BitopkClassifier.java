@@ -29,6 +29,7 @@ import org.bitopk.datasets.NormalizationSpec;
 import org.bitopk.job.config.Mode;
 import org.bitopk.job.config.TableInput;
 import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.config.TrainingConfigBuilder;
 import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.RunListener;
 import org.bitopk.job.engine.RunSummary;
@@ -350,7 +351,7 @@ public final class BitopkClassifier extends Estimator<BitopkClassificationModel>
   }
 
   private TrainingConfig config(String output, JavaSparkContext sc) {
-    TrainingConfig.Builder b = TrainingConfig.builder()
+    TrainingConfigBuilder b = TrainingConfig.builder()
         .table(TableInput.builder().dataFrame().features(getFeaturesCol()).label(getLabelCol())
             .inputShape(getInputShape()).testFraction(getTestFraction()).normalize(getNormalize())
             .featureScale(getFeatureScale()).build())

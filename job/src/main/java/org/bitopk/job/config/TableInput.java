@@ -81,15 +81,16 @@ public final class TableInput {
   /** The settings under their flag names (only those that apply), for config.json. */
   Map<String, Object> toFlags() {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("data-format", format);
-    m.put("table", table);
-    m.put("features", features);
-    m.put("label", label);
-    m.put("input-shape", inputShape == null ? null : inputShape[0] + "x" + inputShape[1] + "x" + inputShape[2]);
-    m.put("test-data", testData);
-    m.put("test-fraction", testData == null ? testFraction() : null);
-    m.put("normalize", normalize.toString());
-    m.put("feature-scale", (double) normalize.featureScale());
+    m.put(TrainFlags.DATA_FORMAT, format);
+    m.put(TrainFlags.TABLE, table);
+    m.put(TrainFlags.FEATURES, features);
+    m.put(TrainFlags.LABEL, label);
+    m.put(TrainFlags.INPUT_SHAPE, inputShape == null ? null : inputShape[0] + "x" + inputShape[1] + "x"
+        + inputShape[2]);
+    m.put(TrainFlags.TEST_DATA, testData);
+    m.put(TrainFlags.TEST_FRACTION, testData == null ? testFraction() : null);
+    m.put(TrainFlags.NORMALIZE, normalize.toString());
+    m.put(TrainFlags.FEATURE_SCALE, (double) normalize.featureScale());
     return m;
   }
 

@@ -1,257 +1,81 @@
 package org.bitopk.job.config;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
-import org.bitopk.compression.CompressorSpec;
-import org.bitopk.compression.KRounding;
-import org.bitopk.job.problem.network.ModelSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import picocli.CommandLine;
 
 /**
- * The train flags: each one's name, help and default, their parsing (from the command line, a config file, a
- * run's {@code config.json} or a grid point) and the checks that refuse settings which do not apply, ending in
- * one {@link TrainingConfig}. The {@code train} command adds running to these; everything else that reads
- * settings goes through {@link #configOf}.
+ * The train flags' names, written here once: the command line's options ({@link TrainOptions}), the messages
+ * that name a flag, a run's {@code config.json} and the keys of a grid point all take them from these
+ * constants. Keys are the flag names without dashes; {@link #flag} adds them. Besides the names: reading a
+ * map of settings into a {@link TrainingConfig} ({@link #configOf}) and writing a config back as such a map
+ * ({@link #of}, {@link #recorded}).
  */
-public class TrainFlags {
-  private static final TrainingConfig DEFAULTS = TrainingConfig.builder().build();
+public final class TrainFlags {
+  public static final String CONFIG = "config";
+  public static final String MASTER = "master";
+  public static final String DATASET = "dataset";
+  public static final String DATA = "data";
+  public static final String DATA_FORMAT = "data-format";
+  public static final String TABLE = "table";
+  public static final String FEATURES = "features";
+  public static final String LABEL = "label";
+  public static final String INPUT_SHAPE = "input-shape";
+  public static final String TEST_DATA = "test-data";
+  public static final String TEST_FRACTION = "test-fraction";
+  public static final String NORMALIZE = "normalize";
+  public static final String FEATURE_SCALE = "feature-scale";
+  public static final String MODEL = "model";
+  public static final String MODE = "mode";
+  public static final String WORKERS = "workers";
+  public static final String TASKS = "tasks";
+  public static final String UPLINK = "uplink";
+  public static final String DOWNLINK = "downlink";
+  public static final String DENSITY_UP = "density-up";
+  public static final String DENSITY_DOWN = "density-down";
+  public static final String K_UP = "k-up";
+  public static final String K_DOWN = "k-down";
+  public static final String K_ROUNDING = "k-rounding";
+  public static final String LR = "lr";
+  public static final String LR_DECAY = "lr-decay";
+  public static final String UPLINK_FEEDBACK = "uplink-feedback";
+  public static final String UP_MEMORY_RATE = "up-memory-rate";
+  public static final String DOWN_MEMORY_RATE = "down-memory-rate";
+  public static final String DOWNLINK_SCHEME = "downlink-scheme";
+  public static final String MOMENTUM = "momentum";
+  public static final String BATCH_SIZE = "batch-size";
+  public static final String EPOCHS = "epochs";
+  public static final String MAX_ITERATIONS = "max-iterations";
+  public static final String SPLIT = "split";
+  public static final String SEED = "seed";
+  public static final String X0 = "x0";
+  public static final String OUTPUT = "output";
+  public static final String OVERWRITE = "overwrite";
+  public static final String EVAL_EVERY = "eval-every";
+  public static final String CONSISTENCY_CHECK_EVERY = "consistency-check-every";
+  public static final String SNAPSHOT_EVERY = "snapshot-every";
+  public static final String UPDATE_WINDOW = "update-window";
+  public static final String XI = "xi";
+  public static final String CAPTURE_VECTORS = "capture-vectors";
+  public static final String CHECKPOINT_EVERY = "checkpoint-every";
+  public static final String RESUME = "resume";
+  public static final String QUIET = "quiet";
+  public static final String VERBOSE = "verbose";
 
-  @Spec
-  protected CommandLine.Model.CommandSpec spec;
+  /** Flags that say where and how to run rather than what: not part of a run's settings. */
+  private static final Set<String> RUNNER_KEYS = new TreeSet<>(Set.of(CONFIG, RESUME, OUTPUT, OVERWRITE, "help",
+      "version"));
 
-  @Option(names = "--config", paramLabel = "FILE",
-      description = "Properties or JSON file whose keys are these flag names without dashes (e.g. lr=0.05); "
-          + "flags on the command line override it. A run's config.json works as is.")
-  String config;
+  private TrainFlags() {}
 
-  @Option(names = "--master", paramLabel = "URL",
-      description = "Spark master (default: the one spark-submit sets, else local[*]).")
-  String master;
-
-  @Option(names = "--dataset", paramLabel = "NAME",
-      description = "${bundle:datasets} (default: fashion-mnist; not with table input).")
-  String dataset;
-
-  @Option(names = "--data", paramLabel = "DIR",
-      description = "Directory URI of the dataset files (default: the dataset's standard location, e.g. "
-          + "/usr/share/datasets/fashion-mnist); with --data-format the table's path, also written FORMAT:PATH.")
-  String data;
-
-  @Option(names = "--data-format", paramLabel = "FORMAT",
-      description = "Train on the table at --data, read by the executors with this Spark data source: parquet, "
-          + "csv (header line, types inferred), json, orc or libsvm.")
-  String dataFormat;
-
-  @Option(names = "--table", paramLabel = "NAME",
-      description = "Train on this table of the Spark catalog (Hive metastore table or view).")
-  String table;
-
-  @Option(names = "--features", paramLabel = "COLS",
-      description = "Table input: the features, one array or ML Vector column, a comma-separated list of numeric "
-          + "columns, or PREFIX* (default: every column but the label).")
-  String features;
-
-  @Option(names = "--label", paramLabel = "COL",
-      description = "Table input: the label column, class indices 0, 1, ... or class names (indexed in sorted "
-          + "order, recorded in config.json) (default: label).")
-  String label;
-
-  @Option(names = "--input-shape", paramLabel = "CxHxW",
-      description = "Table input: the image shape of the features, channel-planar (default: 1xSxS for S*S "
-          + "features, 3xSxS for 3*S*S, else 1x1xN).")
-  String inputShape;
-
-  @Option(names = "--test-data", paramLabel = "PATH",
-      description = "Table input: the test table, with the training table's columns and format (or FORMAT:PATH).")
-  String testData;
-
-  @Option(names = "--test-fraction", paramLabel = "F",
-      description = "Table input without --test-data: hold out this seeded fraction of the rows for testing "
-          + "(default: 0.1).")
-  Double testFraction;
-
-  @Option(names = "--normalize", paramLabel = "SPEC",
-      description = "Table input: auto (per-channel mean and std of the training rows, computed by the "
-          + "executors), none, or MEAN:STD per channel, e.g. 0.2860:0.3530 (default: auto).")
-  String normalize;
-
-  @Option(names = "--feature-scale", paramLabel = "S",
-      description = "Table input: divide the features by S before normalising, e.g. 255 for 8-bit pixels "
-          + "(default: 1).")
-  Double featureScale;
-
-  @Option(names = "--model", paramLabel = "NAME|FILE",
-      description = "${bundle:models} (default: the paper's model for the dataset: mnist mlp-small, fashion-mnist "
-          + "mlp, cifar10 vgg19-bn), or a network of your own: a DL4J MultiLayerConfiguration JSON file or a Keras 2 "
-          + "Sequential .h5 file (any Hadoop FileSystem URI), a softmax classifier for the data's image shape and "
-          + "classes.")
-  String model;
-
-  @Option(names = "--mode", paramLabel = "MODE", converter = ModeConverter.class,
-      description = "bidirectional (compress up and down), unidirectional (compress up only) or dense "
-          + "(plain SGD) (default: bidirectional).")
-  Mode mode = Mode.BIDIRECTIONAL;
-
-  @Option(names = "--workers", paramLabel = "P",
-      description = "Number of workers P, the algorithm's P: each has its own shard, residual and compressor "
-          + "(default: 4; the counterexample's number of centres, which it must equal).")
-  Integer workers;
-
-  @Option(names = "--tasks", paramLabel = "S",
-      description = "Spark tasks per round: the P workers are packed into S tasks, each running its workers one "
-          + "after the other on one model replica; results are identical for every S (default: 0 = min(P, the "
-          + "cluster's task slots)).")
-  int tasks = DEFAULTS.tasks();
-
-  @Option(names = "--uplink", paramLabel = "SPEC", converter = CompressorConverter.class,
-      description = "Worker compressor: ${bundle:compressors} (default: topk; none in dense mode).")
-  CompressorSpec uplink = CompressorSpec.parse("topk");
-
-  @Option(names = "--downlink", paramLabel = "SPEC", converter = CompressorConverter.class,
-      description = "Server compressor, same choices as --uplink; used in bidirectional mode (default: topk).")
-  CompressorSpec downlink = CompressorSpec.parse("topk");
-
-  @Option(names = "--density-up", paramLabel = "RHO",
-      description = "Uplink density in (0, 1]: k = rho*d (default: ${DEFAULT-VALUE}).")
-  double densityUp = DEFAULTS.densityUp();
-
-  @Option(names = "--density-down", paramLabel = "RHO",
-      description = "Downlink density in (0, 1] (default: ${DEFAULT-VALUE}).")
-  double densityDown = DEFAULTS.densityDown();
-
-  @Option(names = "--k-up", paramLabel = "K",
-      description = "Uplink k directly, instead of --density-up (not in dense mode).")
-  Integer kUp;
-
-  @Option(names = "--k-down", paramLabel = "K",
-      description = "Downlink k directly, instead of --density-down (bidirectional mode only).")
-  Integer kDown;
-
-  @Option(names = "--k-rounding", paramLabel = "RULE", converter = KRoundingConverter.class,
-      description = "How a density becomes k: floor (k = max(1, floor(rho*d))) or reference (Zou's scripts: the "
-          + "worker keeps n - int((1 - rho)*n) ~ ceil(rho*n) entries, the server's topk keeps those strictly above "
-          + "the k-th largest) (default: floor).")
-  KRounding kRounding = KRounding.FLOOR;
-
-  @Option(names = "--lr", paramLabel = "LR",
-      description = "Learning rate, applied by workers before compression: c = e + lr*g (default: 0.1; 0.01 for "
-          + "the counterexample).")
-  Double lr;
-
-  @Option(names = "--lr-decay", paramLabel = "F",
-      description = "Multiply the learning rate by F after every epoch (default: ${DEFAULT-VALUE} = constant).")
-  double lrDecay = DEFAULTS.lrDecay();
-
-  @Option(names = "--uplink-feedback", paramLabel = "SCHEME",
-      description = "What workers remember: ef14 (error feedback, c = e + lr*g; default), ef21 (gradient estimate "
-          + "g_i, send C(grad - g_i); the server steps with lr * mean g_i), artemis (the same memory moved by "
-          + "alpha_up * C(grad - g_i), as in Artemis and MCM) or none (plain compression).")
-  String uplinkFeedback = "ef14";
-
-  @Option(names = "--up-memory-rate", paramLabel = "ALPHA",
-      description = "alpha_up in (0, 1] of --uplink-feedback artemis (default: 1/(2(omega + 1)) of an unbiased "
-          + "--uplink, randomk:scaled or natural; required for the others).")
-  Double upMemoryRate;
-
-  @Option(names = "--down-memory-rate", paramLabel = "ALPHA",
-      description = "alpha_down in (0, 1] of --downlink-scheme mcm (default: 1/(2(omega + 1)) of an unbiased "
-          + "--downlink; required for the others; 1 = ef21-p).")
-  Double downMemoryRate;
-
-  @Option(names = "--downlink-scheme", paramLabel = "SCHEME",
-      description = "What the server broadcasts: ef (server error feedback; bidirectional default), ef21-p "
-          + "(EF21-P: C(x - w) of the exact model x and the workers' w), mcm (MCM: C(x - H) of the central model x "
-          + "and a memory H; workers compute at H + C(x - H)); bidirectional only; or average "
-          + "(unidirectional and dense). Default: the mode's.")
-  String downlinkScheme;
-
-  @Option(names = "--momentum", paramLabel = "MU",
-      description = "Worker-side momentum in [0, 1): m = mu*m + g, then c = e + lr*m (default: ${DEFAULT-VALUE}).")
-  double momentum = DEFAULTS.momentum();
-
-  @Option(names = "--batch-size", paramLabel = "B", description = "Minibatch size per worker (default: ${DEFAULT-VALUE}).")
-  int batchSize = DEFAULTS.batchSize();
-
-  @Option(names = "--epochs", paramLabel = "N",
-      description = "Epochs; one epoch = min over workers of floor(|D_i|/B) rounds (default: ${DEFAULT-VALUE}).")
-  int epochs = DEFAULTS.epochs();
-
-  @Option(names = "--max-iterations", paramLabel = "N",
-      description = "Stop after N rounds even within an epoch; 0 = no limit (default: ${DEFAULT-VALUE}).")
-  long maxIterations = DEFAULTS.maxIterations();
-
-  @Option(names = "--split", paramLabel = "KIND",
-      description = "iid (equal random split) or non-iid (sorted labels, 2 shards per worker) (default: ${DEFAULT-VALUE}).")
-  String split = "iid";
-
-  @Option(names = "--seed", paramLabel = "N",
-      description = "Seed of the model initialisation, split, minibatches and compressors (default: ${DEFAULT-VALUE}).")
-  long seed = DEFAULTS.seed();
-
-  @Option(names = "--x0", paramLabel = "FILE",
-      description = "Counterexample only: read x0 from FILE (any Hadoop FileSystem URI): a .npy 1-D float32/float64 "
-          + "array or text, numbers separated by whitespace, '#' comments; exactly d values (default: generated, "
-          + "start + noise*N(0,1) from java.util.Random(--seed)).")
-  String x0;
-
-  @Option(names = "--output", paramLabel = "DIR", description = "Output directory URI (default: runs/<UTC timestamp>).")
-  String output;
-
-  @Option(names = "--overwrite", description = "Replace the run in the output directory, finished or not: the old "
-      + "run's files (checkpoints and logs included) are removed first. A directory holding anything bitopk did "
-      + "not write is never replaced.")
-  boolean overwrite;
-
-  @Option(names = "--eval-every", paramLabel = "N",
-      description = "Evaluate on the test set every N epochs; the last epoch always (default: ${DEFAULT-VALUE}).")
-  int evalEvery = DEFAULTS.evalEvery();
-
-  @Option(names = "--consistency-check-every", paramLabel = "N",
-      description = "Every N iterations, check that every replica equals the driver's model bit for bit and fail "
-          + "if not; 0 = never (default: ${DEFAULT-VALUE}).")
-  int consistencyCheckEvery = DEFAULTS.consistencyCheckEvery();
-
-  @Option(names = "--snapshot-every", paramLabel = "N",
-      description = "Broadcast a dense snapshot of the model every N iterations, for replicas that fell behind "
-          + "(new or restarted executors) (default: ${DEFAULT-VALUE}).")
-  int snapshotEvery = DEFAULTS.snapshotEvery();
-
-  @Option(names = "--update-window", paramLabel = "N",
-      description = "Keep the broadcasts of the last N sparse updates alive, so a replica up to N iterations behind "
-          + "catches up without the snapshot; must be >= --snapshot-every (default: ${DEFAULT-VALUE}).")
-  int updateWindow = DEFAULTS.updateWindow();
-
-  @Option(names = "--xi", description = "Also compute xi = |TopK(sum c_i) - sum TopK(c_i)| / |sum lr*g_i| "
-      + "(ships dense vectors: slow, for diagnostics).")
-  boolean xi;
-
-  @Option(names = "--capture-vectors", paramLabel = "ROUNDS",
-      description = "Write every worker's compensated vector c_i = e_i + lr*g_i (what its uplink compressor is "
-          + "applied to) at these 1-based rounds, e.g. 1,100,1000, to <output>/captures/round-NNNNNN/"
-          + "worker-NNNN.bin (format in the README); read them with evaluate-compressors. Rounds must be "
-          + "positive, distinct and within the run.")
-  String captureVectors;
-
-  @Option(names = "--checkpoint-every", paramLabel = "N",
-      description = "Every N iterations, write a checkpoint (model, server and worker residuals, counters) to "
-          + "<output>/checkpoints, atomically; the newest two are kept; 0 = never (default: ${DEFAULT-VALUE}).")
-  int checkpointEvery = DEFAULTS.checkpointEvery();
-
-  @Option(names = "--resume", paramLabel = "DIR",
-      description = "Continue the unfinished run in DIR from its newest intact checkpoint, with the settings of "
-          + "DIR/config.json (flags given here override them; the ones that change the arithmetic must match). "
-          + "In deterministic settings the result equals the uninterrupted run bit for bit.")
-  String resume;
-
-  @Option(names = "--quiet", description = "No progress bar (it is also off when stderr is not a terminal).")
-  boolean quiet;
-
-  @Option(names = "--verbose", description = "Spark's, DL4J's and Hadoop's log messages and the full trace of a "
-      + "failure on the console (default: only in <output>/logs/driver-<time>.log; the console gets one line).")
-  protected boolean verbose;
+  /** The flag as typed on the command line and named in messages: {@code --density-up} for {@code density-up}. */
+  public static String flag(String key) {
+    return "--" + key;
+  }
 
   /**
    * The config of a run given as train flag names (without dashes) to value texts, as in a {@code config.json}
@@ -260,12 +84,12 @@ public class TrainFlags {
    * @throws IllegalArgumentException naming the key that is unknown or whose value does not parse
    */
   public static TrainingConfig configOf(Map<String, String> settings) {
-    TrainFlags command = new TrainFlags();
-    CommandLine line = new CommandLine(command);
+    TrainOptions options = new TrainOptions();
+    CommandLine line = new CommandLine(options);
     for (String key : settings.keySet()) {
-      if (line.getCommandSpec().findOption("--" + key) == null || RUNNER_KEYS.contains(key)) {
+      if (line.getCommandSpec().findOption(flag(key)) == null || RUNNER_KEYS.contains(key)) {
         throw new IllegalArgumentException("unknown key '" + key + "' (keys are train flag names without dashes, "
-            + "e.g. lr, density-up; " + String.join(", ", RUNNER_KEYS) + " are not settings of a run)");
+            + "e.g. " + LR + ", " + DENSITY_UP + "; " + String.join(", ", RUNNER_KEYS) + " are not settings of a run)");
       }
     }
     line.setDefaultValueProvider(ConfigFile.of(settings));
@@ -274,198 +98,100 @@ public class TrainFlags {
     } catch (CommandLine.ParameterException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }
-    return command.toConfig();
-  }
-
-  /** Flags that say where and how to run rather than what: not part of a run's settings. */
-  private static final java.util.Set<String> RUNNER_KEYS =
-      new java.util.TreeSet<>(java.util.Set.of("config", "resume", "output", "overwrite", "help", "version"));
-
-  public TrainingConfig toConfig() {
-    refuseSettingsThatDoNotApply();
-    if (!split.equals("iid") && !split.equals("non-iid")) {
-      throw new IllegalArgumentException("--split: expected iid or non-iid, got '" + split + "'");
-    }
-    TableInput tableInput = tableInput();
-    TrainingConfig.Builder b = TrainingConfig.builder()
-        .dataset(dataset != null ? dataset : "fashion-mnist").data(tableInput == null ? data : null)
-        .table(tableInput).model(model == null ? null : ModelSpec.parse(model, hadoopConfiguration()))
-        .mode(mode).tasks(tasks).uplink(uplink).downlink(downlink)
-        .densityUp(densityUp).densityDown(densityDown).kUp(kUp).kDown(kDown).x0(x0).kRounding(kRounding)
-        .lrDecay(lrDecay).momentum(momentum)
-        .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
-        .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
-        .consistencyCheckEvery(consistencyCheckEvery).snapshotEvery(snapshotEvery).updateWindow(updateWindow)
-        .xi(xi).captureVectors(captureVectors).quiet(quiet).checkpointEvery(checkpointEvery)
-        .uplinkFeedback(org.bitopk.job.engine.UplinkFeedback.parse(uplinkFeedback))
-        .downlinkScheme(downlinkScheme == null ? null : DownlinkScheme.parse(downlinkScheme))
-        .upMemoryRate(upMemoryRate).downMemoryRate(downMemoryRate);
-    if (resume != null) {
-      if (resume.isBlank()) {
-        throw new IllegalArgumentException("--resume: expected the directory of the run to continue, got ''");
-      }
-      if (overwrite) {
-        throw new IllegalArgumentException("--overwrite cannot be combined with --resume: a resume continues the "
-            + "run in " + resume + ", --overwrite would remove it");
-      }
-      if (output != null && !output.equals(resume)) {
-        throw new IllegalArgumentException("--resume: continues the run in " + resume + " in place; --output "
-            + output + " cannot differ");
-      }
-      b.output(resume).overwrite(false).resume(true);
-    }
-    if (workers != null) {
-      b.workers(workers);
-    }
-    if (master != null) {
-      b.master(master);
-    }
-    if (lr != null) {
-      b.learningRate(lr);
-    }
-    return b.build();
-  }
-
-  /** The table input the flags describe, or null when they name a data set. */
-  private TableInput tableInput() {
-    String[] prefixed = TableInput.splitPrefixed(data);
-    String format = dataFormat;
-    String path = data;
-    if (prefixed != null) {
-      if (dataFormat != null && !dataFormat.equalsIgnoreCase(prefixed[0])) {
-        throw new IllegalArgumentException("--data-format " + dataFormat + " contradicts --data " + data);
-      }
-      format = prefixed[0];
-      path = prefixed[1];
-    }
-    if (format == null && table == null) {
-      for (String[] flag : new String[][] {{"--features", features}, {"--label", label},
-          {"--input-shape", inputShape}, {"--test-data", testData}, {"--normalize", normalize}}) {
-        if (flag[1] != null) {
-          throw new IllegalArgumentException(flag[0] + ": only for table input (--data-format or --table)");
-        }
-      }
-      if (testFraction != null || featureScale != null) {
-        throw new IllegalArgumentException((testFraction != null ? "--test-fraction" : "--feature-scale")
-            + ": only for table input (--data-format or --table)");
-      }
-      return null;
-    }
-    if (dataset != null) {
-      throw new IllegalArgumentException("--dataset: names a built-in data set; not with --data-format/--table");
-    }
-    TableInput.Builder t = TableInput.builder();
-    if (table != null) {
-      if (format != null || data != null) {
-        throw new IllegalArgumentException("--table: reads a catalog table; --data/--data-format cannot be given "
-            + "as well");
-      }
-      t.table(table);
-    } else {
-      t.path(format, path);
-    }
-    return t.features(features).label(label).inputShape(inputShape).testData(testData).testFraction(testFraction)
-        .normalize(normalize).featureScale(featureScale == null ? 1 : featureScale).build();
-  }
-
-  /** For reading a model file before Spark starts: the same defaults (core-site.xml...) Spark would load. */
-  protected Configuration hadoopConfiguration() {
-    return new Configuration();
+    return options.toConfig();
   }
 
   /**
-   * Settings that do not apply to the chosen mode or problem are refused, not silently ignored: a user who
-   * sets them expects an effect. A mode's compressor and density may still be given with the value the mode
-   * implies ({@code none}, 1.0): that is what a run's own config.json records, and it states nothing
-   * contrary. Everything else, the default value included ({@code --mode dense --uplink topk}), is refused.
+   * The compression flags a mode does not use ({@code dense}: all of them, {@code unidirectional}: the
+   * downlink's); a run refuses them unless they state what the mode implies.
    */
-  private void refuseSettingsThatDoNotApply() {
-    boolean counterexample = org.bitopk.job.problem.quadratic.CounterexampleSetting.names(dataset);
-    if (mode == Mode.DENSE) {
-      String why = "does not apply to --mode dense, which sends every gradient entry uncompressed both ways";
-      refuseUnless("--uplink", uplink.toString().equals("none"), why);
-      refuseUnless("--downlink", downlink.toString().equals("none"), why);
-      refuseUnless("--density-up", densityUp == 1.0, why);
-      refuseUnless("--density-down", densityDown == 1.0, why);
-      refuseUnless("--k-rounding", false, why + " (there is no k to round)");
-      refuseUnless("--k-up", false, why);
-      refuseUnless("--k-down", false, why);
-    } else if (mode == Mode.UNIDIRECTIONAL) {
-      String why = "does not apply to --mode unidirectional, whose server sends the average uncompressed";
-      refuseUnless("--downlink", downlink.toString().equals("none"), why);
-      refuseUnless("--density-down", densityDown == 1.0, why);
-      refuseUnless("--k-down", false, why);
+  public static Set<String> notApplicableTo(String mode) {
+    if (Mode.DENSE.cliName().equals(mode)) {
+      return Set.of(UPLINK, DOWNLINK, DENSITY_UP, DENSITY_DOWN, K_UP, K_DOWN, K_ROUNDING);
     }
-    if (kUp != null) {
-      refuseUnless("--density-up", false, "--k-up " + kUp + " gives the uplink k already; give one of the two");
+    if (Mode.UNIDIRECTIONAL.cliName().equals(mode)) {
+      return Set.of(DOWNLINK, DENSITY_DOWN, K_DOWN);
     }
-    if (kDown != null) {
-      refuseUnless("--density-down", false, "--k-down " + kDown + " gives the downlink k already; give one of the two");
-    }
-    if (!counterexample) {
-      refuseUnless("--x0", false, "only for --dataset counterexample[:options], whose starting point it is");
-    }
-    if (counterexample) {
-      String why = "does not apply to --dataset counterexample (quadratics, one worker per centre, full gradients, "
-          + "no data files, no network)";
-      for (String flag : List.of("--model", "--data", "--split", "--batch-size")) {
-        refuseUnless(flag, false, why);
-      }
-    } else if (dataset != null && (dataset.equals("synthetic") || dataset.startsWith("synthetic:"))) {
-      refuseUnless("--data", false, "does not apply to --dataset " + dataset + ", which is generated, not read "
-          + "(its options go into the dataset text, e.g. synthetic:n=2000,shape=1x28x28)");
-    }
+    return Set.of();
   }
 
-  /** Refuses {@code flag} when it was given (on the command line or in a config file) and {@code fine} is false. */
-  private void refuseUnless(String flag, boolean fine, String why) {
-    if (fine || spec == null) {
-      return;
+  /** The settings as flag name → value (resolved defaults included; output omitted when not given). */
+  public static Map<String, Object> of(TrainingConfig c) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(MASTER, c.master());
+    m.put(DATASET, c.table() == null ? c.dataset() : null);
+    m.put(DATA, c.table() == null ? c.data() : c.table().path());
+    m.put(MODEL, c.isCounterexample() ? null : c.model().flagValue());
+    m.put(MODE, c.mode().cliName());
+    m.put(WORKERS, c.workers());
+    m.put(TASKS, c.tasks());
+    m.put(UPLINK, c.uplink().toString());
+    m.put(DOWNLINK, c.downlink().toString());
+    m.put(DENSITY_UP, c.densityUp());
+    m.put(DENSITY_DOWN, c.densityDown());
+    if (c.kUp() != null) {
+      m.put(K_UP, c.kUp());
     }
-    boolean onCommandLine = spec.commandLine().getParseResult() != null
-        && spec.commandLine().getParseResult().hasMatchedOption(flag);
-    ConfigFile file = spec.defaultValueProvider() instanceof ConfigFile c ? c : null;
-    boolean inFile = file != null && file.sets(flag.substring(2));
-    if (!onCommandLine && !inFile) {
-      return;
+    if (c.kDown() != null) {
+      m.put(K_DOWN, c.kDown());
     }
-    Object given = spec.findOption(flag).getValue();
-    String value = given instanceof ModelSpec m ? m.displayName()
-        : given instanceof KRounding k ? k.text() : String.valueOf(given);
-    throw new IllegalArgumentException(flag + " " + value + (onCommandLine ? "" : " (from " + file.uri() + ")")
-        + ": " + why + "; leave it out");
+    m.put(K_ROUNDING, c.kRounding().text());
+    m.put(LR, c.learningRate());
+    m.put(LR_DECAY, c.lrDecay());
+    m.put(MOMENTUM, c.momentum());
+    m.put(UPLINK_FEEDBACK, c.uplinkFeedback().cliName());
+    m.put(DOWNLINK_SCHEME, c.downlinkScheme().cliName());
+    if (c.upMemoryRate() != null) {
+      m.put(UP_MEMORY_RATE, c.upMemoryRate());
+    }
+    if (c.downMemoryRate() != null) {
+      m.put(DOWN_MEMORY_RATE, c.downMemoryRate());
+    }
+    m.put(BATCH_SIZE, c.batchSize());
+    m.put(EPOCHS, c.epochs());
+    m.put(MAX_ITERATIONS, c.maxIterations());
+    m.put(SPLIT, c.nonIid() ? "non-iid" : "iid");
+    m.put(SEED, c.seed());
+    m.put(OUTPUT, c.output());
+    m.put(EVAL_EVERY, c.evalEvery());
+    m.put(CONSISTENCY_CHECK_EVERY, c.consistencyCheckEvery());
+    m.put(SNAPSHOT_EVERY, c.snapshotEvery());
+    m.put(UPDATE_WINDOW, c.updateWindow());
+    m.put(XI, c.xi());
+    m.put(CAPTURE_VECTORS, c.captureVectors().isEmpty() ? null : TrainingConfig.captureVectorsText(c.captureVectors()));
+    m.put(CHECKPOINT_EVERY, c.checkpointEvery());
+    if (c.x0() != null) {
+      m.put(X0, c.x0());
+    }
+    if (c.table() != null) {
+      m.putAll(c.table().toFlags());
+    }
+    return m;
   }
 
-  static final class ModeConverter implements CommandLine.ITypeConverter<Mode> {
-    @Override
-    public Mode convert(String value) {
-      try {
-        return Mode.parse(value);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.TypeConversionException(e.getMessage());
-      }
+  /**
+   * The settings as {@code config.json} records them: {@link #of} without unset values (no
+   * {@code null}: a config file refuses them) and without the settings that do not apply to the problem
+   * ({@code model}, {@code split}, {@code batch-size} and {@code data} of the counterexample,
+   * {@code k-rounding} of a dense run, a density replaced by {@code k-up}/{@code k-down}), which a config
+   * file may not set. The mode's compressors and densities stay, with the values the mode implies (e.g.
+   * {@code uplink: none} in dense mode), so every run's config.json has the same columns.
+   */
+  public static Map<String, Object> recorded(TrainingConfig c) {
+    Map<String, Object> m = new LinkedHashMap<>(of(c));
+    m.values().removeIf(Objects::isNull);
+    if (c.isCounterexample()) {
+      m.keySet().removeAll(List.of(MODEL, SPLIT, BATCH_SIZE, DATA));
     }
-  }
-
-  static final class KRoundingConverter implements CommandLine.ITypeConverter<KRounding> {
-    @Override
-    public KRounding convert(String value) {
-      try {
-        return KRounding.parse(value);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.TypeConversionException(e.getMessage());
-      }
+    if (c.mode() == Mode.DENSE) {
+      m.remove(K_ROUNDING);   // dense mode keeps every coordinate: no k to round
     }
-  }
-
-  static final class CompressorConverter implements CommandLine.ITypeConverter<CompressorSpec> {
-    @Override
-    public CompressorSpec convert(String value) {
-      try {
-        return CompressorSpec.parse(value);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.TypeConversionException(e.getMessage());
-      }
+    if (c.kUp() != null) {
+      m.remove(DENSITY_UP);   // k is given directly: the density is not used
     }
+    if (c.kDown() != null) {
+      m.remove(DENSITY_DOWN);
+    }
+    return m;
   }
 }

@@ -28,6 +28,7 @@ import org.bitopk.job.BadInputException;
 import org.bitopk.job.checkpoint.Checkpoint;
 import org.bitopk.job.checkpoint.CheckpointStore;
 import org.bitopk.job.checkpoint.ConfigDigest;
+import org.bitopk.job.config.TrainFlags;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.output.AtomicFiles;
 import org.bitopk.job.output.OutputDirectoryException;
@@ -141,7 +142,7 @@ public final class PreparedRun {
       if (runId.isEmpty()) {
         throw new BadInputException("--resume: " + new Path(path, RunDirectory.CONFIG) + " names no run ('run' key)");
       }
-      checkpoint = latestCheckpoint(fs, path, runId, ConfigDigest.of(resolved.toFlags()));
+      checkpoint = latestCheckpoint(fs, path, runId, ConfigDigest.of(TrainFlags.of(resolved)));
     } else {
       runId = path.getName() + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
@@ -162,21 +163,8 @@ public final class PreparedRun {
     }
     TrainTest data = loadData(resolved, conf);
     LabeledImages train = data.train();
-    String shape = train.channels() + "x" + train.height() + "x" + train.width();
-    try {
-      if (resolved.model() instanceof ModelArchitecture architecture) {
-        architecture.checkFits(train.channels(), train.height(), train.width(), train.numClasses());
-      } else {
-        resolved.model().build(resolved.seed(), train.channels(), train.height(), train.width(), train.numClasses());
-      }
-    } catch (IllegalArgumentException e) {
-      if (e.getMessage() != null && e.getMessage().startsWith("--model")) {
-        throw new BadInputException(e.getMessage(), e);   // one's own network: its validation names the file
-      }
-      throw new BadInputException("--model " + resolved.model().displayName() + " does not fit the " + shape
-          + " images of " + resolved.dataset() + ": " + e.getMessage() + "; choose another --model (mlp and "
-          + "mlp-small take any shape)", e);
-    }
+    requireModelFits(resolved, train.channels(), train.height(), train.width(), train.numClasses(),
+        "images of " + resolved.dataset(), "choose another --model (mlp and mlp-small take any shape)");
     int[] sizes;
     try {
       sizes = ShardSplitter.shardSizes(train.count(), resolved.workers(), resolved.nonIid());
@@ -184,12 +172,7 @@ public final class PreparedRun {
       throw new BadInputException("--workers " + resolved.workers() + ": too many for the " + train.count()
           + " training examples of " + resolved.dataset() + " (" + e.getMessage() + ")", e);
     }
-    int smallest = Arrays.stream(sizes).min().orElse(0);
-    if (smallest < resolved.batchSize()) {
-      throw new BadInputException("--batch-size " + resolved.batchSize() + " is larger than the smallest worker "
-          + "shard (" + smallest + " examples: " + train.count() + " training examples over " + resolved.workers()
-          + " workers" + (resolved.nonIid() ? ", non-iid" : "") + "); lower --batch-size or --workers");
-    }
+    int smallest = requireBatchFits(resolved, sizes, train.count() + " training examples");
     return finish(new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, data, sizes,
         smallest / resolved.batchSize()));
   }
@@ -282,36 +265,49 @@ public final class PreparedRun {
       throw config.table().isDataFrame() ? e : config.table().namingTheFlag(e);
     }
     try {
-      String shape = loaded.channels() + "x" + loaded.height() + "x" + loaded.width();
-      int classes = loaded.labels().numClasses();
-      try {
-        if (config.model() instanceof ModelArchitecture architecture) {
-          architecture.checkFits(loaded.channels(), loaded.height(), loaded.width(), classes);
-        } else {
-          config.model().build(config.seed(), loaded.channels(), loaded.height(), loaded.width(), classes);
-        }
-      } catch (IllegalArgumentException e) {
-        if (e.getMessage() != null && e.getMessage().startsWith("--model")) {
-          throw new BadInputException(e.getMessage(), e);
-        }
-        throw new BadInputException("--model " + config.model().displayName() + " does not fit the " + shape
-            + " input of the table: " + e.getMessage() + "; give its image shape with --input-shape, or choose "
-            + "mlp or mlp-small (they take any shape)", e);
-      }
+      requireModelFits(config, loaded.channels(), loaded.height(), loaded.width(), loaded.labels().numClasses(),
+          "input of the table", "give its image shape with --input-shape, or choose mlp or mlp-small (they take "
+          + "any shape)");
       int[] sizes = loaded.shardSizes();
-      int smallest = Arrays.stream(sizes).min().orElse(0);
-      if (smallest < config.batchSize()) {
-        throw new BadInputException("--batch-size " + config.batchSize() + " is larger than the smallest worker "
-            + "shard (" + smallest + " examples: " + (loaded.rows() - loaded.testRows()) + " training rows over "
-            + config.workers() + " workers" + (config.nonIid() ? ", non-iid" : "") + "); lower --batch-size or "
-            + "--workers");
-      }
+      int smallest = requireBatchFits(config, sizes, (loaded.rows() - loaded.testRows()) + " training rows");
       return finish(new PreparedRun(config, fs, output, state, runId, checkpoint, previousConfig, null, sizes,
           smallest / config.batchSize(), tableLoader, loaded));
     } catch (RuntimeException e) {
       loaded.close();
       throw e;
     }
+  }
+
+  /**
+   * The model takes the input's shape and classes: a built-in architecture by its rule, one's own network by
+   * being built. {@code input} says what was read ("images of fashion-mnist"), {@code advice} what to do instead.
+   */
+  private static void requireModelFits(TrainingConfig config, int channels, int height, int width, int classes,
+      String input, String advice) {
+    try {
+      if (config.model() instanceof ModelArchitecture architecture) {
+        architecture.checkFits(channels, height, width, classes);
+      } else {
+        config.model().build(config.seed(), channels, height, width, classes);
+      }
+    } catch (IllegalArgumentException e) {
+      if (e.getMessage() != null && e.getMessage().startsWith("--model")) {
+        throw new BadInputException(e.getMessage(), e);   // one's own network: its validation names the file
+      }
+      throw new BadInputException("--model " + config.model().displayName() + " does not fit the " + channels + "x"
+          + height + "x" + width + " " + input + ": " + e.getMessage() + "; " + advice, e);
+    }
+  }
+
+  /** The smallest worker shard, which must hold a batch; {@code examples} counts them ("60000 training rows"). */
+  private static int requireBatchFits(TrainingConfig config, int[] sizes, String examples) {
+    int smallest = Arrays.stream(sizes).min().orElse(0);
+    if (smallest < config.batchSize()) {
+      throw new BadInputException("--batch-size " + config.batchSize() + " is larger than the smallest worker "
+          + "shard (" + smallest + " examples: " + examples + " over " + config.workers() + " workers"
+          + (config.nonIid() ? ", non-iid" : "") + "); lower --batch-size or --workers");
+    }
+    return smallest;
   }
 
   /** The command line's table input: a path read with a data source, or a catalog table. */

@@ -21,6 +21,7 @@ import org.bitopk.job.checkpoint.Checkpoint;
 import org.bitopk.job.checkpoint.CheckpointListener;
 import org.bitopk.job.checkpoint.CheckpointStore;
 import org.bitopk.job.checkpoint.ConfigDigest;
+import org.bitopk.job.config.TrainFlags;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.IterationRecord;
@@ -29,8 +30,8 @@ import org.bitopk.job.engine.RunPlan;
 import org.bitopk.job.engine.RunSummary;
 import org.bitopk.job.engine.Trainer;
 import org.bitopk.job.output.AtomicFiles;
-import org.bitopk.job.output.ProgressDisplay;
 import org.bitopk.job.output.MetricLines;
+import org.bitopk.job.output.ProgressDisplay;
 import org.bitopk.job.output.RunDirectory;
 import org.bitopk.job.output.RunLease;
 import org.bitopk.job.output.SummaryText;
@@ -132,7 +133,7 @@ public final class TrainingRun {
       listeners.add(dir);
       if (config.checkpointEvery() > 0) {
         listeners.add(new CheckpointListener(CheckpointStore.in(fs, path, CHECKPOINTS_KEPT),
-            config.checkpointEvery(), prepared.totalIterations(), ConfigDigest.of(config.toFlags()), dir::sync));
+            config.checkpointEvery(), prepared.totalIterations(), ConfigDigest.of(TrainFlags.of(config)), dir::sync));
       }
       ProgressDisplay display = options.progress() != null
           ? new ProgressDisplay(prepared.totalIterations(), options.progress()) : null;
@@ -197,7 +198,7 @@ public final class TrainingRun {
    */
   private static Map<String, Object> recordedConfig(JavaSparkContext sc, PreparedRun prepared,
       TrainingProblem<?> problem, RunPlan plan, Path path, MetricLines.Continuation continuation) {
-    Map<String, Object> written = new LinkedHashMap<>(prepared.config().recordedFlags());
+    Map<String, Object> written = new LinkedHashMap<>(TrainFlags.recorded(prepared.config()));
     written.put("output", path.toString());
     written.put("run", prepared.runId());
     Map<String, Object> resolved = new LinkedHashMap<>();

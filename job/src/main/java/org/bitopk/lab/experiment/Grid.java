@@ -165,7 +165,9 @@ public final class Grid {
       Map<String, String> values = own.get(i);
       String pointName = values.containsKey("name") ? values.remove("name") : GridPoint.nameOf(varying, values);
       Map<String, String> settings = new LinkedHashMap<>(base);
-      settings.keySet().removeAll(notApplicable(values.getOrDefault("mode", base.get("mode"))));
+      // base keys this point's mode does not use: the run would refuse them (a point's own values stay)
+      settings.keySet().removeAll(TrainFlags.notApplicableTo(values.getOrDefault(TrainFlags.MODE,
+          base.get(TrainFlags.MODE))));
       settings.putAll(values);
       Integer earlier = names.put(pointName, i);
       if (earlier != null) {
@@ -278,20 +280,6 @@ public final class Grid {
   /** The rows of the accuracy-by-mode table (see {@link #rowKeys(List, List)}). */
   public List<String> rowKeys() {
     return rowKeys(varyingKeys, points);
-  }
-
-  /**
-   * Base keys a point of {@code mode} does not use: the run refuses them, so a grid whose base sets the
-   * compressors for its compressed modes applies them only there (a point's own values are never dropped).
-   */
-  static Set<String> notApplicable(String mode) {
-    if ("dense".equals(mode)) {
-      return Set.of("uplink", "downlink", "density-up", "density-down", "k-up", "k-down", "k-rounding");
-    }
-    if ("unidirectional".equals(mode)) {
-      return Set.of("downlink", "density-down", "k-down");
-    }
-    return Set.of();
   }
 
   private static List<String> varyingKeys(Map<String, String> base, List<Map<String, String>> own) {

@@ -154,12 +154,13 @@ final class ExperimentEvidence {
 
   /**
    * The run's config.json against what its grid point resolves to with this version's defaults: the settings
-   * of {@link TrainFlags#configOf} as a run records them. A key the run lacks is accepted only when the grid
-   * does not set it (a setting added after the run was made, whose default it then had).
+   * of {@link TrainFlags#configOf} as a run records them ({@link TrainFlags#recorded}). A key the run lacks is
+   * accepted only when the grid does not set it (a setting added after the run was made, whose default it then
+   * had).
    */
   private static void checkConfig(Path file, ObjectNode actual, GridPoint point, Path gridPath) throws IOException {
     JsonNode expected = JSON.readTree(JSON.writeValueAsString(
-        TrainFlags.configOf(point.settings()).recordedFlags()));
+        TrainFlags.recorded(TrainFlags.configOf(point.settings()))));
     Set<String> keys = new LinkedHashSet<>();
     expected.fieldNames().forEachRemaining(keys::add);
     actual.fieldNames().forEachRemaining(keys::add);

@@ -11,6 +11,7 @@ import org.apache.spark.api.java.JavaRDD;
 import org.bitopk.compression.KRounding;
 import org.bitopk.job.config.Mode;
 import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.config.TrainingConfigBuilder;
 import org.bitopk.job.engine.RunPlan;
 import org.bitopk.job.problem.Evaluation;
 import org.bitopk.job.problem.ObjectiveFactory;
@@ -40,7 +41,7 @@ class RunPlansTest {
     };
   }
 
-  private static TrainingConfig.Builder config() {
+  private static TrainingConfigBuilder config() {
     return TrainingConfig.builder().dataset("synthetic").workers(20).densityUp(0.001).densityDown(0.001);
   }
 

@@ -25,6 +25,7 @@ import org.bitopk.job.capture.CaptureFiles;
 import org.bitopk.job.capture.CaptureFormatTest;
 import org.bitopk.job.capture.CapturedVector;
 import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.config.TrainingConfigBuilder;
 import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.RunListener;
 import org.bitopk.job.engine.RunSummary;
@@ -77,7 +78,7 @@ class CaptureVectorsTest {
     }
   }
 
-  private TrainingConfig.Builder mlp(String output) {
+  private TrainingConfigBuilder mlp(String output) {
     return TrainingConfig.builder().dataset(DATASET).model(org.bitopk.job.problem.network.ModelArchitecture.parse("mlp-small")).workers(2).batchSize(20).densityUp(DENSITY).densityDown(DENSITY)
         .learningRate(0.1).maxIterations(4).seed(3).output(tmp.resolve(output).toUri().toString());
   }
