@@ -42,18 +42,9 @@ final class GradientEstimate implements UplinkMemory {
     this.initialised = initialised;
   }
 
-  static GradientEstimate fresh(int dimension) {
-    return fresh(dimension, 1f);
-  }
-
   /** @param rate α: 1 for EF21, α_up for Artemis */
   static GradientEstimate fresh(int dimension, float rate) {
     return new GradientEstimate(new float[dimension], false, rate);
-  }
-
-  /** Continues from a saved g_i (copied, must be finite). */
-  static GradientEstimate restore(float[] saved) {
-    return restore(saved, 1f);
   }
 
   /** Continues from a saved g_i (copied, must be finite) with rate α. */

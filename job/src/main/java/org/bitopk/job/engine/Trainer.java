@@ -26,6 +26,8 @@ import scala.reflect.ClassTag$;
  *       {@link ServerAggregator#aggregate} through {@link CompressedDownlink} (the other downlinks:
  *       {@link DownlinkStrategy}; EF21 and Artemis' server memory: {@link ServerGradientEstimate}).
  * </ul>
+ * Both sides do the arithmetic in {@link org.bitopk.compression.ErrorFeedback#step ErrorFeedback.step}:
+ * c = residual + scale·input, sent = C(c), residual = c − sent.
  */
 public final class Trainer<S> {
   private final JavaSparkContext sc;
