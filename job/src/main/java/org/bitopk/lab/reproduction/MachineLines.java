@@ -14,7 +14,7 @@ final class MachineLines {
   static String markdown(List<JsonNode> entries) {
     StringBuilder b = new StringBuilder();
     for (JsonNode e : entries) {
-      b.append("- `").append(text(e, "command")).append("`, ").append(text(e, "started")).append(" → ")
+      b.append("- `").append(DocumentPaths.commandLine(text(e, "command"))).append("`, ").append(text(e, "started")).append(" → ")
           .append(text(e, "finished")).append(": ").append(text(e, "host")).append(", ")
           .append(text(e, "cores")).append(" cores (").append(text(e, "cpu")).append("), ")
           .append(text(e, "memory_gib")).append(" GiB, ").append(text(e, "os")).append(", ")

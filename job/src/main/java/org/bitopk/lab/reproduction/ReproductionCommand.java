@@ -136,6 +136,6 @@ public final class ReproductionCommand implements Callable<Integer> {
     if (grids != null) {
       b.append(" --grids ").append(grids);
     }
-    return b.toString();
+    return DocumentPaths.commandLine(b.toString());
   }
 }

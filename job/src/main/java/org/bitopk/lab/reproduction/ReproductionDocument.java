@@ -89,7 +89,8 @@ final class ReproductionDocument {
     if (claim != null) {
       b.append("**Paper.** ").append(claim.paper()).append("\n\n");
     }
-    b.append("**Ours.** ").append(e.runs().size()).append(" runs in `").append(e.directory()).append('`');
+    b.append("**Ours.** ").append(e.runs().size()).append(" runs in `").append(DocumentPaths.shown(e.directory()))
+        .append('`');
     if (e.grid().description() != null) {
       b.append(": ").append(e.grid().description());
     }
@@ -109,9 +110,9 @@ final class ReproductionDocument {
     String shipped = Claim.shippedGridPath(e.grid().name());
     Optional<Grid> shippedGrid = shipped(e.grid().name());
     boolean same = shippedGrid.isPresent() && sameRuns(shippedGrid.get(), e.grid());
-    String gridArgument = same ? shipped : e.directory().replaceAll("/+$", "") + "/grid.json";
+    String gridArgument = same ? shipped : DocumentPaths.shown(e.directory()).replaceAll("/+$", "") + "/grid.json";
     b.append("**Command.**\n\n```bash\nsubmit/run-local.sh experiment --grid ").append(gridArgument).append(" --out ")
-        .append(e.directory()).append("\n```\n\n");
+        .append(DocumentPaths.shown(e.directory())).append("\n```\n\n");
     if (same) {
       b.append("The grid as run (`grid.json` in the experiment directory) has the runs of the shipped `")
           .append(shipped).append("`.");
@@ -145,10 +146,10 @@ final class ReproductionDocument {
 
   private void measuredSection(StringBuilder b, Claim claim, MeasuredOutput output, String table) {
     b.append("## ").append(claim.title()).append("\n\n**Paper.** ").append(claim.paper()).append("\n\n")
-        .append("**Ours.** `").append(output.directory()).append("`\n\n").append(table)
+        .append("**Ours.** `").append(DocumentPaths.shown(output.directory())).append("`\n\n").append(table)
         .append("**Command** (as recorded in environment.json):\n\n```bash\n");
     for (var entry : output.environment()) {
-      b.append("submit/run-local.sh ").append(entry.path("command").asText()).append('\n');
+      b.append("submit/run-local.sh ").append(DocumentPaths.commandLine(entry.path("command").asText())).append('\n');
     }
     b.append("```\n\n**Machine and load:**\n\n").append(MachineLines.markdown(output.environment())).append('\n');
     if (output.picture() != null) {

@@ -148,9 +148,9 @@ class ReproductionCommandTest {
     assertEquals(0, o.code(), o.err());
     String md = Files.readString(top.resolve("REPRODUCTION.md"));
 
-    assertTrue(md.contains("```bash\nsubmit/run-local.sh reproduction --experiments " + thesis + "," + downlink
-        + " --evaluation " + evaluation + " --time-to-accuracy " + timeToAccuracy + " --out "
-        + top.resolve("REPRODUCTION.md")), md);
+    assertTrue(md.contains("```bash\nsubmit/run-local.sh reproduction --experiments " + shown(thesis) + ","
+        + shown(downlink) + " --evaluation " + shown(evaluation) + " --time-to-accuracy " + shown(timeToAccuracy)
+        + " --out " + shown(top.resolve("REPRODUCTION.md"))), md);
     // equal accuracy: the paper's figure, the last epoch line's test accuracy, their difference
     double[][] paper = {{88.98, 0.08}, {88.84, 0.08}, {88.13, 0.06}};
     String[] modes = {"unidirectional", "bidirectional", "dense"};
@@ -200,13 +200,14 @@ class ReproductionCommandTest {
         + "| 13.2 s (dl4j single-JVM fit) | %.3f× | no |", 20 / 13.2), row(md, "| time within 1.5×"));
 
     // command, grid file, machine and load
-    assertTrue(md.contains("submit/run-local.sh experiment --grid " + thesis + "/grid.json --out " + thesis), md);
+    assertTrue(md.contains("submit/run-local.sh experiment --grid " + shown(thesis) + "/grid.json --out "
+        + shown(thesis)), md);
     assertTrue(md.contains("differs from the shipped `job/experiments/thesis-fmnist-mlp-quick.json`"), md);
     JsonNode env = JSON.readTree(thesis.resolve("environment.json").toFile()).get(0);
-    assertTrue(md.contains("- `" + env.get("command").asText() + "`, " + env.get("started").asText() + " → "
+    assertTrue(md.contains("- `" + env.get("command").asText().replace(tmp.toString(), shown(tmp)) + "`, " + env.get("started").asText() + " → "
         + env.get("finished").asText() + ": " + env.get("host").asText() + ", " + env.get("cores").asInt()
         + " cores"), md);
-    assertTrue(md.contains("submit/run-local.sh time-to-accuracy --out " + timeToAccuracy), md);
+    assertTrue(md.contains("submit/run-local.sh time-to-accuracy --out " + shown(timeToAccuracy)), md);
     assertTrue(md.contains("load average (1/5/15 min) 1.50 / 1.25 / 1.00 at the start, 2.50 / 2.00 / 1.75 at the "
         + "end"), md);
 
@@ -329,9 +330,10 @@ class ReproductionCommandTest {
     assertTrue(row(after, "| Uplink compressors").contains("compressors.json"), after);
     String command = after.lines().filter(l -> l.startsWith("submit/run-local.sh reproduction")).findFirst()
         .orElseThrow();
-    assertTrue(command.contains("--experiments " + thesis + "," + downlink + "," + schemes), command);
-    assertTrue(command.contains("--evaluation " + evaluation) && command.contains("--time-to-accuracy "
-        + timeToAccuracy) && !command.contains("--update"), command);
+    assertTrue(command.contains("--experiments " + shown(thesis) + "," + shown(downlink) + "," + shown(schemes)),
+        command);
+    assertTrue(command.contains("--evaluation " + shown(evaluation)) && command.contains("--time-to-accuracy "
+        + shown(timeToAccuracy)) && !command.contains("--update"), command);
     // the header's command regenerates the merged document from scratch
     Outcome again = main(command.substring("submit/run-local.sh ".length()).split(" "));
     assertEquals(0, again.code(), again.err());
@@ -343,11 +345,13 @@ class ReproductionCommandTest {
         "--grids", Path.of("experiments").toAbsolutePath().toString());
     assertEquals(0, replace.code(), replace.err());
     String replaced = Files.readString(file);
-    assertTrue(section(replaced, "## Equal accuracy, Fashion-MNIST MLP").contains("`" + longer + "`"), replaced);
+    assertTrue(section(replaced, "## Equal accuracy, Fashion-MNIST MLP").contains("`" + shown(longer) + "`"),
+        replaced);
     String newCommand = replaced.lines().filter(l -> l.startsWith("submit/run-local.sh reproduction")).findFirst()
         .orElseThrow();
-    assertTrue(newCommand.contains("--experiments " + downlink + "," + schemes + "," + longer + " "), newCommand);
-    assertFalse(newCommand.contains(thesis + ","), newCommand);
+    assertTrue(newCommand.contains("--experiments " + shown(downlink) + "," + shown(schemes) + "," + shown(longer)
+        + " "), newCommand);
+    assertFalse(newCommand.contains(shown(thesis) + ","), newCommand);
     Outcome regenerated = main(newCommand.substring("submit/run-local.sh ".length()).split(" "));
     assertEquals(0, regenerated.code(), regenerated.err());
     assertEquals(replaced, Files.readString(file));
@@ -357,6 +361,28 @@ class ReproductionCommandTest {
         top.resolve("NOTES.md").toString(), "--update");
     assertEquals(2, refused.code());
     assertTrue(refused.err().startsWith("bitopk: --update: ") && refused.err().lines().count() == 1, refused.err());
+  }
+
+  /**
+   * How the document names a local directory: relative to the working directory (JDK's relativize), never the
+   * machine's absolute path.
+   */
+  static String shown(Path directory) {
+    return Path.of("").toAbsolutePath().relativize(directory.toAbsolutePath()).toString();
+  }
+
+  /** No absolute path of this machine reaches the document: not the outputs', not the commands' recorded in them. */
+  @Test
+  void theDocumentNamesDirectoriesRelativeToTheWorkingDirectory() throws IOException {
+    Path top = repository("relative");
+    Outcome o = main(generate(top, thesis, downlink));
+    assertEquals(0, o.code(), o.err());
+    String md = Files.readString(top.resolve("REPRODUCTION.md"));
+    // the relative names contain the absolute path's text after their "../"s; the absolute path itself is nowhere
+    assertFalse(java.util.regex.Pattern.compile("(?<!\\.\\.)" + java.util.regex.Pattern.quote(tmp.toString()))
+        .matcher(md).find(), md);
+    assertTrue(md.contains("runs in `" + shown(thesis) + "`"), md);
+    assertTrue(Files.isDirectory(Path.of(shown(thesis))), "the relative name leads to the directory");
   }
 
   /** The text of the section whose heading starts with {@code heading}, up to the next section. */
