@@ -7,21 +7,16 @@ import org.junit.jupiter.api.Test;
 
 class DocumentPathsTest {
 
+  /** Absolute local paths relative to the working directory; relative ones and other file systems as given. */
   @Test
-  void absoluteLocalPathsAreShownRelativeToTheWorkingDirectory() {
-    Path work = Path.of("/work");
-    assertEquals("runs/thesis-fmnist-mlp-quick", DocumentPaths.shown("/work/runs/thesis-fmnist-mlp-quick", work));
-    assertEquals("runs/tta5", DocumentPaths.shown("file:///work/runs/tta5", work));
-    assertEquals("../data/runs/a", DocumentPaths.shown("/data/runs/a", work));
-    assertEquals(".", DocumentPaths.shown("/work/", work));
-  }
-
-  @Test
-  void relativePathsAndOtherFileSystemsAreKeptAsGiven() {
-    Path work = Path.of("/work");
-    assertEquals("runs/a", DocumentPaths.shown("runs/a", work));
-    assertEquals("hdfs://namenode/runs/a", DocumentPaths.shown("hdfs://namenode/runs/a", work));
-    assertEquals("s3a://bucket/runs/a", DocumentPaths.shown("s3a://bucket/runs/a", work));
+  void localAbsolutePathsAreShownRelativeAndOthersAsGiven() {
+    String[][] cases = {
+        {"/work/runs/thesis-fmnist-mlp-quick", "runs/thesis-fmnist-mlp-quick"}, {"file:///work/runs/tta5", "runs/tta5"},
+        {"/data/runs/a", "../data/runs/a"}, {"/work/", "."}, {"runs/a", "runs/a"},
+        {"hdfs://namenode/runs/a", "hdfs://namenode/runs/a"}, {"s3a://bucket/runs/a", "s3a://bucket/runs/a"}};
+    for (String[] c : cases) {
+      assertEquals(c[1], DocumentPaths.shown(c[0], Path.of("/work")), c[0]);
+    }
   }
 
   @Test

@@ -133,6 +133,14 @@ class ReproductionCommandTest {
     return top;
   }
 
+  /** REPRODUCTION.md generated into {@code repository(name)} from the thesis and downlink grids and both outputs. */
+  static String theDocumentOfTheThesisAndDownlinkGrids(String name) throws IOException {
+    Path top = repository(name);
+    Outcome o = main(generate(top, thesis, downlink));
+    assertEquals(0, o.code(), o.err());
+    return Files.readString(top.resolve("REPRODUCTION.md"));
+  }
+
   static String[] generate(Path top, Path... experiments) {
     List<String> args = new ArrayList<>(List.of("reproduction", "--experiments",
         String.join(",", Stream.of(experiments).map(Path::toString).toList()), "--evaluation", evaluation.toString(),
@@ -144,9 +152,7 @@ class ReproductionCommandTest {
   @Test
   void theDocumentQuotesWhatTheRunsRecordedNextToThePapersFigures() throws IOException {
     Path top = repository("repo");
-    Outcome o = main(generate(top, thesis, downlink));
-    assertEquals(0, o.code(), o.err());
-    String md = Files.readString(top.resolve("REPRODUCTION.md"));
+    String md = theDocumentOfTheThesisAndDownlinkGrids("repo");
 
     assertTrue(md.contains("```bash\nsubmit/run-local.sh reproduction --experiments " + shown(thesis) + ","
         + shown(downlink) + " --evaluation " + shown(evaluation) + " --time-to-accuracy " + shown(timeToAccuracy)
@@ -374,10 +380,7 @@ class ReproductionCommandTest {
   /** No absolute path of this machine reaches the document: not the outputs', not the commands' recorded in them. */
   @Test
   void theDocumentNamesDirectoriesRelativeToTheWorkingDirectory() throws IOException {
-    Path top = repository("relative");
-    Outcome o = main(generate(top, thesis, downlink));
-    assertEquals(0, o.code(), o.err());
-    String md = Files.readString(top.resolve("REPRODUCTION.md"));
+    String md = theDocumentOfTheThesisAndDownlinkGrids("relative");
     // the relative names contain the absolute path's text after their "../"s; the absolute path itself is nowhere
     assertFalse(java.util.regex.Pattern.compile("(?<!\\.\\.)" + java.util.regex.Pattern.quote(tmp.toString()))
         .matcher(md).find(), md);
