@@ -87,6 +87,9 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
     try {
       SparkConf sparkConf = provided == null ? SparkSetup.conf(cfg.master()) : null;
       Configuration hadoop = provided != null ? provided.hadoopConfiguration() : SparkSetup.hadoopConfiguration(sparkConf);
+      if (provided == null && FashionMnistPackage.wanted(cfg)) {
+        FashionMnistPackage.ensureInstalled(err);   // the main job sets up a fresh machine's default data itself
+      }
       PreparedRun prepared = PreparedRun.check(cfg, hadoop);
       if (sparkConf != null) {
         String master = sparkConf.get("spark.master");

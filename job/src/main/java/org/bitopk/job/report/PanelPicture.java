@@ -3,6 +3,7 @@ package org.bitopk.job.report;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.job.output.AtomicFiles;
@@ -23,5 +24,11 @@ public final class PanelPicture {
     BufferedImage image = new ChartRenderer(columns, PANEL_WIDTH, PANEL_HEIGHT)
         .render(heading, headingLines, panels, null);
     AtomicFiles.write(fs, file, stream -> ChartRenderer.writePng(image, stream));
+  }
+
+  /** The chart {@link #write} draws for each panel, at the size it draws it (to check its layout). */
+  public static List<PanelChart> charts(List<ChartData> panels) {
+    ChartRenderer renderer = new ChartRenderer(1, PANEL_WIDTH, PANEL_HEIGHT);
+    return panels.stream().map(renderer::toXChart).collect(Collectors.toList());
   }
 }

@@ -17,6 +17,12 @@ final class ComparisonChart {
   private ComparisonChart() {}
 
   static void write(FileSystem fs, Path dir, List<SystemResult> results, ComparisonSettings s) throws IOException {
+    PanelPicture.write(fs, new Path(dir, FILE), "bitopk: time to accuracy against DL4J", heading(s),
+        panels(results, s), 2);
+  }
+
+  /** Accuracy against training seconds and against bytes moved, one series per system that has a trace. */
+  static List<ChartData> panels(List<SystemResult> results, ComparisonSettings s) {
     List<ChartSeries> bySeconds = new ArrayList<>();
     List<ChartSeries> byBytes = new ArrayList<>();
     double maxSeconds = 0;
@@ -50,14 +56,16 @@ final class ComparisonChart {
     if (maxBytes > 0) {
       byBytes.add(ChartSeries.reference(target, new double[] {minBytes, maxBytes}, new double[] {s.target(), s.target()}));
     }
-    List<ChartData> panels = List.of(
+    return List.of(
         ChartData.of("Test accuracy vs training time", "training seconds (evaluation excluded)", "test accuracy",
             bySeconds),
         ChartData.of("Test accuracy vs bytes moved", "bytes moved (log)", "test accuracy", true, byBytes));
-    List<String> heading = List.of(String.format(Locale.ROOT,
+  }
+
+  private static List<String> heading(ComparisonSettings s) {
+    return List.of(String.format(Locale.ROOT,
         "%s, MLP, P = %d, batch %d per worker, lr %s, rho %s; evaluated every %d rounds; budget %.0f s or %d epoch(s)",
         s.dataset(), s.workers(), s.batchSize(), s.learningRate(), s.density(), s.evalEvery(), s.maxSeconds(),
         s.epochs()));
-    PanelPicture.write(fs, new Path(dir, FILE), "bitopk: time to accuracy against DL4J", heading, panels, 2);
   }
 }

@@ -41,6 +41,29 @@ final class EvaluationChart {
   private EvaluationChart() {}
 
   static byte[] png(List<CompressorEvaluation.Row> rows) throws IOException {
+    List<XYChart> charts = charts(rows);
+    XYChart k = charts.get(0);
+    XYChart error = charts.get(1);
+    BufferedImage image = new BufferedImage(2 * WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
+    Graphics2D g = image.createGraphics();
+    try {
+      g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+      g.setColor(Color.WHITE);
+      g.fillRect(0, 0, image.getWidth(), image.getHeight());
+      k.paint((Graphics2D) g.create(0, 0, WIDTH, HEIGHT), WIDTH, HEIGHT);
+      error.paint((Graphics2D) g.create(WIDTH, 0, WIDTH, HEIGHT), WIDTH, HEIGHT);
+    } finally {
+      g.dispose();
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    if (!ImageIO.write(image, "png", out)) {
+      throw new IOException("no PNG writer available in this JVM");
+    }
+    return out.toByteArray();
+  }
+
+  /** The two charts side by side: k̂/k and the error ratio against time, one series per compressor. */
+  static List<XYChart> charts(List<CompressorEvaluation.Row> rows) {
     Map<Integer, Double> topkTime = new LinkedHashMap<>();
     for (CompressorEvaluation.Row r : rows) {
       if (r.compressor().equals("topk")) {
@@ -69,22 +92,7 @@ final class EvaluationChart {
       k.addSeries(e.getKey(), time, kRatio).setMarker(marker(e.getKey()));
       error.addSeries(e.getKey(), time, errorRatio).setMarker(marker(e.getKey()));
     }
-    BufferedImage image = new BufferedImage(2 * WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
-    Graphics2D g = image.createGraphics();
-    try {
-      g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-      g.setColor(Color.WHITE);
-      g.fillRect(0, 0, image.getWidth(), image.getHeight());
-      k.paint((Graphics2D) g.create(0, 0, WIDTH, HEIGHT), WIDTH, HEIGHT);
-      error.paint((Graphics2D) g.create(WIDTH, 0, WIDTH, HEIGHT), WIDTH, HEIGHT);
-    } finally {
-      g.dispose();
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    if (!ImageIO.write(image, "png", out)) {
-      throw new IOException("no PNG writer available in this JVM");
-    }
-    return out.toByteArray();
+    return List.of(k, error);
   }
 
   /** SIDCo's stage counts by shape: 1 circle, 3 square, adaptive diamond; the others triangles. */
