@@ -58,6 +58,30 @@ class DocumentationTest {
     assertEquals(List.of(), broken);
   }
 
+  /** Every document can be found from the README by following links: nothing moved out of it is lost. */
+  @Test
+  void everyMarkdownFileIsReachableFromTheReadme() throws IOException {
+    Path root = repositoryRoot();
+    Set<Path> reached = new HashSet<>();
+    java.util.ArrayDeque<Path> next = new java.util.ArrayDeque<>(List.of(root.resolve("README.md")));
+    while (!next.isEmpty()) {
+      Path document = next.poll();
+      if (!reached.add(document)) {
+        continue;
+      }
+      for (String destination : destinations(parse(document))) {
+        String file = URLDecoder.decode(destination.replaceFirst("#.*$", ""), StandardCharsets.UTF_8);
+        Path target = document.getParent().resolve(file).normalize();
+        if (!file.isEmpty() && file.endsWith(".md") && Files.isRegularFile(target)) {
+          next.add(target);
+        }
+      }
+    }
+    List<Path> unreachable = markdownFiles(root).stream().filter(path -> !reached.contains(path))
+        .map(root::relativize).collect(Collectors.toList());
+    assertEquals(List.of(), unreachable);
+  }
+
   /** The checker itself: a missing file and a missing heading are found, an existing one is not. */
   @Test
   void brokenLinksAndAnchorsAreFound() throws IOException {
