@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bitopk.cli.Main;
+import org.bitopk.job.ChildJvmOptions;
 import org.bitopk.job.SparkJvmOpens;
 
 /**
@@ -48,9 +49,7 @@ final class JobProcess {
     List<String> command = new ArrayList<>(DEFAULT_SIGNALS);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx1g");
-    // short runs: the C1 compiler alone and a serial collector start faster and cost less CPU
-    command.add("-XX:TieredStopAtLevel=1");
-    command.add("-XX:+UseSerialGC");
+    command.addAll(ChildJvmOptions.CHEAP_START);
     command.addAll(SparkJvmOpens.options());
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));

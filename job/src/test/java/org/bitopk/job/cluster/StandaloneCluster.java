@@ -30,6 +30,7 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.bitopk.job.ChildJvmOptions;
 import org.bitopk.job.SparkJvmOpens;
 
 /**
@@ -160,6 +161,7 @@ public final class StandaloneCluster implements AutoCloseable {
         "spark.ui.enabled", "false",
         "spark.executor.extraClassPath", dependencyClassPath,
         "spark.executor.extraJavaOptions", executorOptions,
+        "spark.executor.defaultJavaOptions", ChildJvmOptions.joined(),
         "spark.executorEnv.OMP_NUM_THREADS", "1",
         "spark.executor.memory", "1g",
         // start only once every Worker's executor is up, else a loaded machine runs every task on the first
@@ -345,6 +347,7 @@ public final class StandaloneCluster implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx" + heap);
+    command.addAll(ChildJvmOptions.CHEAP_START);
     command.addAll(JAVA_OPENS);
     command.add("-Dlog4j2.configurationFile=" + logConfig.toUri());
     command.add("-cp");

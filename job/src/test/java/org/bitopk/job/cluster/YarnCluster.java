@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
+import org.bitopk.job.ChildJvmOptions;
 
 /**
  * A real YARN on loopback: a ResourceManager and one NodeManager ({@link MiniYARNCluster}) in the test JVM.
@@ -86,6 +87,9 @@ public final class YarnCluster implements AutoCloseable {
     conf.setFloat("yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", 100.0f);
     conf.setInt("yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb", 0);
     conf.set("yarn.nodemanager.delete.debug-delay-sec", "600"); // keep container logs for diagnostics
+    // Containers are granted on the NodeManager's heartbeat (every second by default): on loopback it costs
+    // nothing to beat ten times as often, and each container request is answered sooner.
+    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 100);
     MiniYARNCluster yarn = new MiniYARNCluster("bitopk-yarn", 1, 1, 1);
     yarn.init(conf);
     yarn.start();
@@ -126,6 +130,13 @@ public final class YarnCluster implements AutoCloseable {
     conf.put("spark.executor.memoryOverhead", "384m");
     conf.put("spark.yarn.stagingDir", root.resolve("staging").toUri().toString());
     conf.put("spark.ui.enabled", "false");
+    // The ApplicationMaster fetches granted containers on its heartbeat (3 s by default) and spark-submit polls
+    // the application's state every second: shorter waits for the same events.
+    conf.put("spark.yarn.scheduler.heartbeat.interval-ms", "500");
+    conf.put("spark.yarn.report.interval", "250ms");
+    // Before the project's extraJavaOptions, which spark-defaults.conf sets and these do not replace.
+    conf.put("spark.driver.defaultJavaOptions", ChildJvmOptions.joined());
+    conf.put("spark.executor.defaultJavaOptions", ChildJvmOptions.joined());
     return conf;
   }
 
@@ -171,7 +182,7 @@ public final class YarnCluster implements AutoCloseable {
     StringBuilder text = new StringBuilder("#!/bin/bash\n")
         .append("# spark-submit for a Spark made of Maven jars: SparkSubmit with $HADOOP_CONF_DIR on the class path.\n")
         .append("exec ").append(quote(Path.of(System.getProperty("java.home"), "bin", "java").toString()))
-        .append(" -Xmx512m");
+        .append(" -Xmx512m ").append(ChildJvmOptions.joined());
     for (String option : StandaloneCluster.JAVA_OPENS) {
       text.append(' ').append(quote(option));
     }
