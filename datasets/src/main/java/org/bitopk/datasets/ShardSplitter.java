@@ -39,6 +39,20 @@ public final class ShardSplitter {
   }
 
   /**
+   * Worker {@code worker}'s shard alone, value for value the one {@link #iid} or {@link #nonIid} returns at that
+   * index, without copying the other workers' examples: what an executor needs to build its own shard.
+   */
+  public static WorkerShard shard(LabeledImages data, int workers, boolean nonIid, long seed, int worker) {
+    checkArguments(data, workers, nonIid ? 2 : 1);
+    if (worker < 0 || worker >= workers) {
+      throw new IllegalArgumentException("worker=" + worker + ", expected 0.." + (workers - 1));
+    }
+    int[][] indices = nonIid ? nonIidIndices(data.labels(), data.numClasses(), workers, seed)
+        : iidIndices(data.count(), workers, seed);
+    return WorkerShard.of(worker, data.select(indices[worker]));
+  }
+
+  /**
    * The number of examples each worker gets from {@link #iid} or {@link #nonIid} for {@code count} examples,
    * without splitting anything: {@code floor(n/P)} each (IID), {@code 2 * floor(n/2P)} each (non-IID).
    *

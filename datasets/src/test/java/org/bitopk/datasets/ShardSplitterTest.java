@@ -125,6 +125,20 @@ class ShardSplitterTest {
     assertTrue(Arrays.stream(skewed).anyMatch(h -> Arrays.stream(h).anyMatch(c -> Math.abs(c - 100) > 40)));
   }
 
+  @ParameterizedTest(name = "nonIid={0}")
+  @ValueSource(booleans = {false, true})
+  void oneShardIsTheFullSplitsShardValueForValue(boolean nonIid) {
+    int workers = 7;
+    List<WorkerShard> all = nonIid ? ShardSplitter.nonIid(DATA, workers, 5) : ShardSplitter.iid(DATA, workers, 5);
+    for (int w = 0; w < workers; w++) {
+      WorkerShard one = ShardSplitter.shard(DATA, workers, nonIid, 5, w);
+      assertEquals(w, one.workerId());
+      assertArrayEquals(all.get(w).data().features(), one.data().features(), "features of worker " + w);
+      assertArrayEquals(all.get(w).data().labels(), one.data().labels(), "labels of worker " + w);
+    }
+    assertThrows(IllegalArgumentException.class, () -> ShardSplitter.shard(DATA, workers, nonIid, 5, workers));
+  }
+
   @Test
   void tooManyWorkersIsRejected() {
     LabeledImages small =

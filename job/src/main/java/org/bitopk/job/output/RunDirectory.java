@@ -233,6 +233,7 @@ public final class RunDirectory implements RunListener, AutoCloseable {
   public void onIteration(IterationRecord record, DriverState state) {
     line(iterations, record);
     iterationLines++;
+    flush(iterations); // each round visible as it ends, to whoever watches the run (the network lab's faults)
   }
 
   @Override

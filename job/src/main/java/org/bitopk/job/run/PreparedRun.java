@@ -11,6 +11,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
@@ -351,8 +352,8 @@ public final class PreparedRun {
       return TableProblem.create(sc, table, config.model(), config.batchSize(), config.seed(),
           InputNames.COMMAND_LINE);
     }
-    return new ImageProblem(sc, config.dataset(), data, config.model(), config.workers(), config.nonIid(),
-        config.batchSize(), config.seed());
+    return ImageProblem.readByExecutors(sc, config.dataset(), Optional.ofNullable(config.data()), data,
+        config.model(), config.workers(), config.nonIid(), config.batchSize(), config.seed());
   }
 
   /** The settings, with the output directory resolved (qualified). */

@@ -3,6 +3,7 @@ package org.bitopk.job.problem.network;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
+import java.util.Optional;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaRDD;
@@ -21,7 +22,8 @@ import org.deeplearning4j.util.ModelSerializer;
 public final class ImageProblem implements TrainingProblem<WorkerShard> {
   private final String name;
   private final LabeledImages test;
-  private final WorkerPartitions<WorkerShard> partitions;
+  /** The broadcasts of shards cut on the driver; empty when the executors read their shards. */
+  private final Optional<WorkerPartitions<WorkerShard>> partitions;
   private final JavaRDD<WorkerShard> shards;
   private final int workers;
   private final int iterationsPerEpoch;
@@ -29,10 +31,29 @@ public final class ImageProblem implements TrainingProblem<WorkerShard> {
   private final MultiLayerNetwork driverNetwork;
 
   /**
+   * Shards cut on the driver and shipped to the executors as broadcasts: for data that exists only in the
+   * driver's memory. Data read from files goes through {@link #readByExecutors}.
+   *
    * @param nonIid use the paper's sorted-label shards instead of an equal random split
    */
   public ImageProblem(JavaSparkContext sc, String dataset, TrainTest data, ModelSpec model,
       int workers, boolean nonIid, int batchSize, long seed) {
+    this(sc, dataset, data, model, workers, nonIid, batchSize, seed, Optional.empty());
+  }
+
+  /**
+   * Shards that the executors read from the data set's files themselves ({@link ExecutorShards}): the driver's
+   * link carries no training data. {@code data} is what the driver loaded from {@code dataset} and
+   * {@code dataPath} (empty: the data set's default location): it is checked and its test set evaluated here.
+   */
+  public static ImageProblem readByExecutors(JavaSparkContext sc, String dataset, Optional<String> dataPath,
+      TrainTest data, ModelSpec model, int workers, boolean nonIid, int batchSize, long seed) {
+    return new ImageProblem(sc, dataset, data, model, workers, nonIid, batchSize, seed,
+        Optional.of(dataPath.orElse("")));
+  }
+
+  private ImageProblem(JavaSparkContext sc, String dataset, TrainTest data, ModelSpec model,
+      int workers, boolean nonIid, int batchSize, long seed, Optional<String> readFrom) {
     LabeledImages train = data.train();
     this.name = dataset + "/" + model.displayName();
     this.test = data.test();
@@ -41,26 +62,27 @@ public final class ImageProblem implements TrainingProblem<WorkerShard> {
     boolean augment = DatasetChoice.parse(dataset).augments();
     this.factory = new NetworkObjectiveFactory(model, train.channels(), train.height(), train.width(),
         train.numClasses(), batchSize, seed, augment);
-    List<WorkerShard> list = nonIid ? ShardSplitter.nonIid(train, workers, seed) : ShardSplitter.iid(train, workers, seed);
-    if (list.size() != workers) {
-      throw new IllegalStateException("splitter returned " + list.size() + " shards for " + workers + " workers");
-    }
+    int[] sizes = ShardSplitter.shardSizes(train.count(), workers, nonIid);
     int rounds = Integer.MAX_VALUE;
-    for (WorkerShard shard : list) {
-      rounds = Math.min(rounds, shard.batchesPerEpoch(batchSize));
+    for (int size : sizes) {
+      rounds = Math.min(rounds, size / batchSize);
     }
     if (rounds < 1) {
       throw new IllegalArgumentException("--batch-size " + batchSize + " is larger than the smallest worker shard ("
           + train.count() / workers + " examples for " + workers + " workers)");
     }
     this.iterationsPerEpoch = rounds;
-    for (int i = 0; i < list.size(); i++) {
-      if (list.get(i).workerId() != i) {
-        throw new IllegalStateException("shard " + i + " belongs to worker " + list.get(i).workerId());
-      }
+    String rddName = "worker shards (" + workers + " workers)";
+    if (readFrom.isPresent()) {
+      this.shards = ExecutorShards.distribute(sc, dataset, readFrom.get(), workers, nonIid, seed, rddName);
+      this.partitions = Optional.empty();
+    } else {
+      List<WorkerShard> list = nonIid ? ShardSplitter.nonIid(train, workers, seed)
+          : ShardSplitter.iid(train, workers, seed);
+      WorkerPartitions<WorkerShard> broadcast = WorkerPartitions.distribute(sc, list, rddName);
+      this.shards = broadcast.rdd();
+      this.partitions = Optional.of(broadcast);
     }
-    this.partitions = WorkerPartitions.distribute(sc, list, "worker shards (" + workers + " workers)");
-    this.shards = partitions.rdd();
     this.driverNetwork = factory.newNetwork();
   }
 
@@ -116,6 +138,6 @@ public final class ImageProblem implements TrainingProblem<WorkerShard> {
 
   @Override
   public void close() {
-    partitions.close();
+    partitions.ifPresentOrElse(WorkerPartitions::close, () -> shards.unpersist(false));
   }
 }
