@@ -209,13 +209,15 @@ done
 # --- the build's classpath (as run-local.sh builds it) -------------------------------------------------------
 ROOT="$(cd "$BITOPK_REPO" && pwd)"
 CP_FILE="$ROOT/job/target/classpath.txt"
-if [[ ! -f "$CP_FILE" || -n "$(find "$ROOT/pom.xml" "$ROOT"/*/pom.xml "$ROOT"/*/src/main -newer "$CP_FILE" -type f 2>/dev/null | head -1)" ]]; then
+if [[ -n "${BITOPK_CLASSPATH:-}" ]]; then
+  CP="$BITOPK_CLASSPATH"     # given whole (e.g. by a test's JVM): no build
+elif [[ ! -f "$CP_FILE" || -n "$(find "$ROOT/pom.xml" "$ROOT"/*/pom.xml "$ROOT"/*/src/main -newer "$CP_FILE" -type f 2>/dev/null | head -1)" ]]; then
   echo "netlab.sh: building bitopk (mvn compile)..." >&2
   (cd "$ROOT" && mvn -B -q -pl job -am compile dependency:build-classpath \
       -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=compile) >&2 || die "the build failed" 1
   touch "$CP_FILE"   # the plugin leaves an unchanged file alone
 fi
-CP="$ROOT/job/target/classes:$(< "$CP_FILE")"
+[[ -n "${BITOPK_CLASSPATH:-}" ]] || CP="$ROOT/job/target/classes:$(< "$CP_FILE")"
 SPARK_OPENS="$(sed -n 's:.*<spark.jvm.opens>\(.*\)</spark.jvm.opens>.*:\1:p' "$ROOT/pom.xml")"
 [[ -n "$SPARK_OPENS" ]] || die "$ROOT/pom.xml defines no spark.jvm.opens property; expected Spark's JVM options there" 1
 read -r -a OPENS <<< "$SPARK_OPENS"
@@ -375,7 +377,7 @@ start_cluster() {
 
 # The Master's /json/ (asked inside host 0, with bash's own /dev/tcp) until every Worker is ALIVE.
 await_workers() {
-  local deadline=$((SECONDS + 120)) state=""
+  local deadline=$((SECONDS + 300)) state=""
   while ((SECONDS < deadline)); do
     state="$(ip netns exec "$(host_ns 0)" timeout 5 bash -c \
       'exec 3<>"/dev/tcp/$0/$1" && printf "GET /json/ HTTP/1.0\r\n\r\n" >&3 && cat <&3' \
@@ -385,16 +387,22 @@ await_workers() {
     fi
     sleep 1
   done
-  die "the Spark cluster did not come up within 120 s (want $HOSTS alive workers); logs in $LAB_DIR/logs" 1
+  die "the Spark cluster did not come up within 300 s (want $HOSTS alive workers); logs in $LAB_DIR/logs" 1
 }
 
 # One JSON line per sample: the time and every bridge port's counters (port i carries host i's traffic).
+# With train writing locally, also the rounds completed so far (its metrics lines are flushed as rounds end).
 start_sampler() {
+  local iterations=""
+  [[ "$COMMAND" == train && "$OUTPUT" != *://* ]] && iterations="$OUTPUT/metrics/iterations.jsonl"
   timeout --kill-after=5 "$TIME_LIMIT" bash -c '
     while :; do
-      printf "{\"t\":%s,\"links\":%s}\n" "$EPOCHREALTIME" "$(ip -n "$2" -s -j link show)"
-      sleep "$3"
-    done' "${PREFIX}-sampler" "$BRIDGE_NS" 0.5 > "$LAB_DIR/counters/samples.jsonl" 2>"$LAB_DIR/logs/sampler.log" &
+      rounds=-1
+      [[ -n "$3" && -f "$3" ]] && rounds="$(wc -l < "$3")"
+      printf "{\"t\":%s,\"rounds\":%s,\"links\":%s}\n" "$EPOCHREALTIME" "$rounds" "$(ip -n "$1" -s -j link show)"
+      sleep "$2"
+    done' "${PREFIX}-sampler" "$BRIDGE_NS" 0.5 "$iterations" > "$LAB_DIR/counters/samples.jsonl" \
+      2>"$LAB_DIR/logs/sampler.log" &
   SAMPLER_PID=$!
 }
 snapshot() { printf '{"t":%s,"links":%s}\n' "$EPOCHREALTIME" "$(ip -n "$BRIDGE_NS" -s -j link show)" > "$LAB_DIR/counters/$1.json"; }
@@ -412,8 +420,10 @@ probe() {
     "$LAB_DIR/counters/probe.json"
   local receiver=$LAST_PID
   sleep 1
-  in_host 1 probe-send "${java[@]}" org.bitopk.lab.TimedTransfer send "$(host_address 0)" "$port" \
-    "$((PROBE_MB * 1000000))"
+  # the sender is bash's /dev/tcp (one JVM less on a busy machine), retrying until the receiver listens
+  in_host 1 probe-send bash -c 'for try in {1..100}; do
+      head -c "$2" /dev/zero 2>/dev/null > "/dev/tcp/$0/$1" && exit 0; sleep 0.2; done; exit 1' \
+    "$(host_address 0)" "$port" "$((PROBE_MB * 1000000))"
   wait "$receiver" || die "the probe transfer failed; see $LAB_DIR/logs/probe-*.log" 1
 }
 

@@ -41,6 +41,12 @@ public record JobAccounting(int runs, long rounds, int workers, long upBytes, lo
 
   /** The sums over one iterations file. */
   static JobAccounting of(Path iterations) {
+    return between(iterations, 0, Long.MAX_VALUE);
+  }
+
+  /** The sums over rounds {@code [from, to)} of one iterations file (its lines in that range). */
+  public static JobAccounting between(Path iterations, long from, long to) {
+    long index = 0;
     long rounds = 0;
     int workers = 0;
     long up = 0;
@@ -49,6 +55,10 @@ public record JobAccounting(int runs, long rounds, int workers, long upBytes, lo
     try (Stream<String> lines = Files.lines(iterations)) {
       for (String line : (Iterable<String>) lines::iterator) {
         if (line.isBlank()) {
+          continue;
+        }
+        index++;
+        if (index <= from || index > to) {
           continue;
         }
         JsonNode record = JSON.readTree(line);

@@ -8,11 +8,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One reading of the bridge's ports ({@code {"t": seconds, "links": <ip -s -j link show>}}): port i is the far
- * end of host i's link, so what the port received is what host i sent, and what it transmitted is what host i
- * received.
+ * One reading of the bridge's ports ({@code {"t": seconds, "rounds": N, "links": <ip -s -j link show>}}): port
+ * i is the far end of host i's link, so what the port received is what host i sent, and what it transmitted is
+ * what host i received. {@code rounds} is the number of rounds the job had completed when the reading was taken,
+ * -1 where unknown.
  */
-public record LinkCounters(double time, Map<String, Counts> ports) {
+public record LinkCounters(double time, long rounds, Map<String, Counts> ports) {
 
   /** Bytes and packets of one port since the link was created. */
   public record Counts(long receivedBytes, long transmittedBytes, long receivedPackets, long transmittedPackets) {
@@ -48,7 +49,7 @@ public record LinkCounters(double time, Map<String, Counts> ports) {
             stats.path("tx").path("bytes").asLong(), stats.path("rx").path("packets").asLong(),
             stats.path("tx").path("packets").asLong()));
       }
-      return new LinkCounters(root.path("t").asDouble(), ports);
+      return new LinkCounters(root.path("t").asDouble(), root.path("rounds").asLong(-1), ports);
     } catch (IOException e) {
       throw new UncheckedIOException(source + ": not JSON: " + e.getMessage(), e);
     }

@@ -12,12 +12,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The network lab's {@code netlab.json}: for every host the bytes its link really carried while the job ran
  * (read from the bridge's port counters before and after), the job's own figure for that host, and the
  * difference, which is Spark's own traffic (task descriptions, result framing, heartbeats, block manager);
- * the same for the whole cluster and per round; the counters'
+ * the same for the whole cluster and per round, over the whole run and over the rounds alone (start-up and
+ * shut-down left out, from the readings taken while the job ran); the counters'
  * timeline; the probe transfer's rate when one was run.
  *
  * <p>The job counts per worker replica; the wire carries one broadcast per executor. With one worker per host
@@ -131,7 +133,23 @@ public final class WireSummary {
 
     Path samples = lab.resolve("counters/samples.jsonl");
     if (Files.exists(samples)) {
-      root.set("timeline", timeline(samples, before, hosts));
+      List<LinkCounters> readings = readings(samples);
+      Path iterations = Path.of(output.replaceFirst("^file://", ""), "metrics", "iterations.jsonl");
+      if (Files.exists(iterations)) {
+        roundWindow(readings, hosts, iterations).ifPresent(w -> root.set("rounds", w));
+      }
+      root.set("timeline", timeline(readings, before, hosts));
+    }
+    Path faults = lab.resolve("counters/faults.tsv");
+    if (Files.exists(faults)) {
+      ArrayNode events = root.putArray("faults");
+      for (String line : Files.readAllLines(faults)) {
+        String[] f = line.split("\t", 3);
+        ObjectNode e = events.addObject();
+        e.put("seconds", Math.round((Double.parseDouble(f[0]) - before.time()) * 1000) / 1000.0);
+        e.put("host", Integer.parseInt(f[1]));
+        e.put("event", f[2]);
+      }
     }
     Path probe = lab.resolve("counters/probe.json");
     if (Files.exists(probe)) {
@@ -140,8 +158,46 @@ public final class WireSummary {
     return root;
   }
 
-  /** Seconds since the job started and, per host, bytes sent and received since then, at every sample. */
-  private static ObjectNode timeline(Path samples, LinkCounters before, List<Host> hosts) throws IOException {
+  /**
+   * The rounds between the first reading that saw a round completed and the first that saw the last one: the
+   * bytes each host's link carried per round there against the job's accounting of the same rounds, start-up
+   * and shut-down left out. Empty when fewer than one round lies between two readings.
+   */
+  static Optional<ObjectNode> roundWindow(List<LinkCounters> readings, List<Host> hosts, Path iterations) {
+    long last = readings.stream().mapToLong(LinkCounters::rounds).max().orElse(-1);
+    Optional<LinkCounters> start = readings.stream().filter(r -> r.rounds() >= 1).findFirst();
+    Optional<LinkCounters> end = readings.stream().filter(r -> r.rounds() == last).findFirst();
+    if (start.isEmpty() || end.isEmpty() || end.get().rounds() <= start.get().rounds()) {
+      return Optional.empty();
+    }
+    LinkCounters a = start.get();
+    LinkCounters b = end.get();
+    long rounds = b.rounds() - a.rounds();
+    JobAccounting job = JobAccounting.between(iterations, a.rounds(), b.rounds());
+    ObjectNode node = JSON.createObjectNode();
+    node.put("from_round", a.rounds());
+    node.put("to_round", b.rounds());
+    node.put("seconds", b.time() - a.time());
+    long wire = 0;
+    ArrayNode perHost = node.putArray("hosts");
+    for (Host h : hosts) {
+      LinkCounters.Counts c = b.port(h.port()).minus(a.port(h.port()));
+      wire += c.receivedBytes();
+      ObjectNode n = perHost.addObject();
+      n.put("host", h.index());
+      n.put("sent_bytes_per_round", (double) c.receivedBytes() / rounds);
+      n.put("received_bytes_per_round", (double) c.transmittedBytes() / rounds);
+    }
+    node.put("wire_bytes_per_round", (double) wire / rounds);
+    node.put("job_bytes_per_round", (double) job.totalBytes() / rounds);
+    node.put("job_up_bytes_per_round", (double) job.upBytes() / rounds);
+    node.put("job_down_bytes_delivered_per_round", (double) job.downBytesDelivered() / rounds);
+    node.put("difference_bytes_per_round", (double) (wire - job.totalBytes()) / rounds);
+    node.put("wire_over_job", job.totalBytes() > 0 ? (double) wire / job.totalBytes() : Double.NaN);
+    return Optional.of(node);
+  }
+
+  private static List<LinkCounters> readings(Path samples) throws IOException {
     List<LinkCounters> readings = new ArrayList<>();
     int lineNumber = 0;
     for (String line : Files.readAllLines(samples)) {
@@ -154,9 +210,16 @@ public final class WireSummary {
         }
       }
     }
+    return readings;
+  }
+
+  /** Seconds since the job started and, per host, bytes sent and received since then, at every sample. */
+  private static ObjectNode timeline(List<LinkCounters> readings, LinkCounters before, List<Host> hosts) {
     ObjectNode node = JSON.createObjectNode();
     ArrayNode times = node.putArray("seconds");
     readings.forEach(r -> times.add(Math.round((r.time() - before.time()) * 1000) / 1000.0));
+    ArrayNode rounds = node.putArray("rounds");
+    readings.forEach(r -> rounds.add(r.rounds()));
     ArrayNode perHost = node.putArray("hosts");
     for (Host h : hosts) {
       ObjectNode n = perHost.addObject();
@@ -178,12 +241,17 @@ public final class WireSummary {
 
   private static void printLine(ObjectNode summary, String file, PrintStream out) {
     JsonNode c = summary.path("cluster");
+    JsonNode window = summary.path("rounds");
+    if (window.has("wire_bytes_per_round")) {
+      c = window;
+    }
     String perRound = c.has("wire_bytes_per_round")
         ? String.format(Locale.ROOT, "; per round %.1f KB on the wire, %.1f KB counted by the job",
             c.path("wire_bytes_per_round").asDouble() / 1e3, c.path("job_bytes_per_round").asDouble() / 1e3)
         : "";
+    JsonNode total = summary.path("cluster");
     out.printf(Locale.ROOT, "netlab: %.2f MB on the wire, %.2f MB counted by the job (%.2fx)%s; %s%n",
-        c.path("wire_bytes").asDouble() / 1e6, c.path("job_bytes").asDouble() / 1e6,
-        c.path("wire_over_job").asDouble(), perRound, file);
+        total.path("wire_bytes").asDouble() / 1e6, total.path("job_bytes").asDouble() / 1e6,
+        total.path("wire_over_job").asDouble(), perRound, file);
   }
 }
