@@ -20,8 +20,8 @@ Usage: $BITOPK_SCRIPT_NAME [options] [--] COMMAND [job arguments...]
 Runs one bitopk command (train, time-to-accuracy, experiment, ...) on a Spark standalone cluster made of
 network namespaces on this machine: host 0 runs the driver and the Spark Master, hosts 1..N one Worker with
 one executor each. Every host has one link to a bridge, shaped with tc. Needs root (CAP_NET_ADMIN and
-CAP_SYS_ADMIN). Writes netlab.json (measured bytes per host against the job's own accounting) into the
-job's output directory (--output / --out when it is a local path), else into the lab directory.
+CAP_SYS_ADMIN). Writes netlab.json (measured bytes per host against the job's own accounting, read from the
+job's --output / --out) into the lab directory.
 
 Options:
   --hosts N            worker hosts (default 2); the driver's host comes on top
@@ -416,7 +416,7 @@ probe() {
   local port=5201
   local -a java
   mapfile -t java < <(printf '%s\n' "$JAVA" -Xmx128m -cp "$CP")
-  in_host 0 probe-receive "${java[@]}" org.bitopk.lab.TimedTransfer receive "$(host_address 0)" "$port" \
+  in_host 0 probe-receive "${java[@]}" org.bitopk.lab.network.TimedTransfer receive "$(host_address 0)" "$port" \
     "$LAB_DIR/counters/probe.json"
   local receiver=$LAST_PID
   sleep 1
@@ -459,7 +459,7 @@ run_driver() {
     "-Dspark.executorEnv.OMP_NUM_THREADS=1" "-Dspark.executor.memory=$MEMORY" \
     "-Dspark.executor.cores=$CORES" "-Dspark.cores.max=$((HOSTS * CORES))" \
     "-Dspark.scheduler.minRegisteredResourcesRatio=1.0" "-Dspark.scheduler.maxRegisteredResourcesWaitingTime=120s" \
-    -cp "$CP" org.bitopk.job.Main "${JOB_ARGS[@]}"
+    -cp "$CP" "$BITOPK_MAIN_CLASS" "${JOB_ARGS[@]}"
   DRIVER_PID=$LAST_PID
 }
 
@@ -531,10 +531,8 @@ set -e
 wait "$TAIL_PID" 2>/dev/null || true
 snapshot after
 
-SUMMARY_DIR="$LAB_DIR"
-if [[ -n "$OUTPUT" && ( "$OUTPUT" != *://* || "$OUTPUT" == file://* ) && -d "${OUTPUT#file://}" ]]; then
-  SUMMARY_DIR="${OUTPUT#file://}"
-fi
-lab_java org.bitopk.lab.WireSummary "$LAB_DIR" "$COMMAND" "${OUTPUT:-none}" "$SUMMARY_DIR/netlab.json" "$JOB_STATUS" \
+# Into the lab directory: a run directory holds only what the run wrote (anything else makes it refuse
+# --resume and --overwrite).
+lab_java org.bitopk.lab.network.WireSummary "$LAB_DIR" "$COMMAND" "${OUTPUT:-none}" "$LAB_DIR/netlab.json" "$JOB_STATUS" \
   || echo "netlab.sh: could not write the wire summary (see above)" >&2
 exit "$JOB_STATUS"

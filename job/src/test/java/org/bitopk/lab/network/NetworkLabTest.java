@@ -1,4 +1,4 @@
-package org.bitopk.lab;
+package org.bitopk.lab.network;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -65,7 +65,7 @@ class NetworkLabTest {
     String output = Files.readString(log);
     assertEquals(0, netlab.exitValue(), output);
 
-    JsonNode summary = new ObjectMapper().readTree(run.resolve("netlab.json").toFile());
+    JsonNode summary = new ObjectMapper().readTree(lab.resolve("netlab.json").toFile());
     double rate = summary.path("probe").path("mbit_per_second").asDouble();
     assertTrue(rate >= 85 && rate <= 115, "timed transfer at " + rate + " Mbit/s on 100 Mbit/s links");
 

@@ -1,4 +1,4 @@
-package org.bitopk.lab;
+package org.bitopk.lab.network;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

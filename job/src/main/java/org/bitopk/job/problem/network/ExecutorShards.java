@@ -1,4 +1,4 @@
-package org.bitopk.job.problem;
+package org.bitopk.job.problem.network;
 
 import java.io.Serializable;
 import java.lang.ref.SoftReference;

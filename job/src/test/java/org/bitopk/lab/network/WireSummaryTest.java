@@ -1,4 +1,4 @@
-package org.bitopk.lab;
+package org.bitopk.lab.network;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package org.bitopk.job.problem;
+package org.bitopk.job.problem.network;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
