@@ -3,7 +3,7 @@
 #   submit/run-local.sh [train flags...]     e.g. submit/run-local.sh --epochs 2 --mode unidirectional
 # Compiles the modules and writes the job's classpath first when sources changed. Spark is a "provided"
 # dependency of the application jar, so this classpath includes it explicitly; --master defaults to local[*].
-# The job prints one line per failure (exit codes 1, 2, 130, 143: see the README); Spark's and DL4J's own
+# The job prints one line per failure (exit codes 1, 2, 130, 143: see job/docs/exit-codes.md); Spark's and DL4J's own
 # messages go to <output>/logs/driver-<time>.log, or to the console with --verbose.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

@@ -231,8 +231,8 @@ public class TrainOptions {
   @Option(names = "--" + CAPTURE_VECTORS, paramLabel = "ROUNDS",
       description = "Write every worker's compensated vector c_i = e_i + lr*g_i (what its uplink compressor is "
           + "applied to) at these 1-based rounds, e.g. 1,100,1000, to <output>/captures/round-NNNNNN/"
-          + "worker-NNNN.bin (format in the README); read them with evaluate-compressors. Rounds must be "
-          + "positive, distinct and within the run.")
+          + "worker-NNNN.bin (format in job/docs/compressor-evaluation.md); read them with evaluate-compressors. "
+          + "Rounds must be positive, distinct and within the run.")
   String captureVectors;
 
   @Option(names = "--" + CHECKPOINT_EVERY, paramLabel = "N",

@@ -5,9 +5,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 /**
- * One line of {@code metrics/iterations.jsonl} (the README's contract). {@code iteration} is the 0-based round
- * t whose gradients were computed at x_t; {@code epoch} is the 1-based epoch it belongs to. Times of workers
- * (gradient, compress) are means over workers; {@code time_job_ms} is the wall time of the Spark job and
+ * One line of {@code metrics/iterations.jsonl} (the contract in job/docs/run-output.md). {@code iteration} is the
+ * 0-based round t whose gradients were computed at x_t; {@code epoch} is the 1-based epoch it belongs to. Times of
+ * workers (gradient, compress) are means over workers; {@code time_job_ms} is the wall time of the Spark job and
  * {@code time_task_path_ms} the part of it the tasks' own work accounts for (see {@link RoundStatistics}).
  * {@code down_bytes} is one broadcast payload; {@code down_bytes_delivered} what reached the receivers: the
  * payload times P, plus a dense snapshot for every replica that reloaded one. {@code down_nnz} counts the

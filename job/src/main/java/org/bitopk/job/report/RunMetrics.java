@@ -19,7 +19,7 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * Everything a report needs from one run directory: {@code config.json} and the two metrics files of the
- * run-output contract (see the README), read through Hadoop {@link FileSystem} so a report works on
+ * run-output contract (job/docs/run-output.md), read through Hadoop {@link FileSystem} so a report works on
  * {@code file://}, {@code hdfs://} or any other file system the job can write to.
  */
 public final class RunMetrics {

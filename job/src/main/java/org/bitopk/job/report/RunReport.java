@@ -26,7 +26,7 @@ import org.bitopk.job.output.AtomicFiles;
  */
 public final class RunReport {
 
-  /** File names inside the run directory (README run-output contract). */
+  /** File names inside the run directory (the run-output contract, job/docs/run-output.md). */
   public static final String PNG = "report.png";
   public static final String HTML = "report.html";
 

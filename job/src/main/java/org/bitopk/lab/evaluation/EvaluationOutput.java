@@ -78,8 +78,8 @@ final class EvaluationOutput {
     s.append(String.format(Locale.ROOT, "- *quality*: the estimate's miss |k̂/k − 1| is at most DGC's + %.1f in every "
         + "round (DGC's miss per round: %s);%n", QUALITY_SLACK, dgc.isEmpty() ? "dgc not evaluated" : misses(dgc)));
     s.append("- *overhead*: fewer ns per element than exact TopK in every round. Exact TopK here is this project's "
-        + "O(d) radix select on the CPU (README, BENCHMARKS.md), not the sort-based GPU top-k the paper measured "
-        + "against, so a threshold estimator has less to win.\n\n");
+        + "O(d) radix select on the CPU (compression/README.md, BENCHMARKS.md), not the sort-based GPU top-k the "
+        + "paper measured against, so a threshold estimator has less to win.\n\n");
     s.append("| compressor | \\|k̂/k − 1\\| per round | quality similar to DGC? | time ÷ TopK per round | overhead lower "
         + "than TopK? |\n|---|---|---|---|---|\n");
     Map<String, List<CompressorEvaluation.Row>> byCompressor = new LinkedHashMap<>();

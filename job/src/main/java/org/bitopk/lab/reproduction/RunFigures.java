@@ -8,7 +8,7 @@ import org.bitopk.lab.experiment.GridPoint;
 /**
  * The figures of one finished run, recomputed here from its own metric lines rather than taken from the
  * runner's results.csv, so that a results.csv that disagrees with its runs is found, not quoted. The definitions
- * are results.csv's (README "Experiments"); {@code meanGapLastHalf} is the mean of {@code optimality_gap}
+ * are results.csv's (job/docs/experiments.md); {@code meanGapLastHalf} is the mean of {@code optimality_gap}
  * (F − F*) over the last half of the iterations (iterations 500–999 of 1000), NaN for a run that records none.
  *
  * @param settings the run's config.json
