@@ -139,6 +139,27 @@ public final class SparseCodec {
     return out;
   }
 
+  /**
+   * Encodes {@code v} in {@code format} when its values are already exact in it (what {@link ErrorFeedback} sends
+   * under that format), else in FP32: the bytes always decode to {@code v} bit for bit. A message that lost or gained
+   * entries after the step (an INT8 scale follows the largest value) or one a format could not hold goes in FP32.
+   */
+  public static byte[] encodeExactly(SparseVector v, ValueFormat format) {
+    if (v == null || format == null) {
+      throw new IllegalArgumentException("vector and format must not be null");
+    }
+    if (format != ValueFormat.FP32) {
+      float[] values = v.valuesUnsafe();
+      float[] rounded = format.round(values);
+      for (int i = 0; i < values.length; i++) {
+        if (Float.floatToRawIntBits(rounded[i]) != Float.floatToRawIntBits(values[i])) {
+          return encode(v, ValueFormat.FP32);
+        }
+      }
+    }
+    return encode(v, format);
+  }
+
   private static int writeFloat(byte[] out, int pos, float value) {
     int bits = Float.floatToRawIntBits(value);
     out[pos++] = (byte) bits;

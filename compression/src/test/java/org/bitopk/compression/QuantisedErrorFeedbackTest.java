@@ -104,6 +104,9 @@ class QuantisedErrorFeedbackTest {
       }
       byte[] bytes = SparseCodec.encode(sent, step.valueFormat());
       assertEquals(sent, SparseCodec.decode(bytes), "the wire carries exactly the sent values");
+      byte[] exactly = SparseCodec.encodeExactly(sent, format);
+      assertEquals(sent, SparseCodec.decode(exactly));
+      assertEquals(bytes.length, exactly.length, "in the step's format, or FP32 after a fallback");
       double rr = 0;
       for (float v : residual) {
         rr += (double) v * v;
@@ -113,6 +116,32 @@ class QuantisedErrorFeedbackTest {
     if (format == ValueFormat.FP16 && spec.startsWith("topk")) {
       assertTrue(fallbacks > 0, "the 1e9 inputs made some FP16 message fall back to FP32");
     }
+  }
+
+  /** Values not exact in the format (here: the INT8 scale's largest value removed) go in FP32, still exact. */
+  @Test
+  void encodeExactlyFallsBackToFp32WhenTheValuesAreNotExactInTheFormat() {
+    float[] x = Vectors.gaussian(1000, 9);
+    CompressionStep step = ErrorFeedback.enabled(1000).step(x, 1f, new TopKCompressor(), 50, ValueFormat.INT8);
+    SparseVector sent = step.sent();
+    byte[] int8 = SparseCodec.encodeExactly(sent, ValueFormat.INT8);
+    assertEquals(IndexSizes.header(1000, 50) + IndexSizes.smallest(sent.indices(), 1000) + 4 + 50, int8.length);
+    int largest = 0;
+    for (int j = 1; j < sent.nnz(); j++) {
+      largest = Math.abs(sent.value(j)) > Math.abs(sent.value(largest)) ? j : largest;
+    }
+    int[] idx = new int[49];
+    float[] val = new float[49];
+    for (int j = 0, n = 0; j < 50; j++) {
+      if (j != largest) {
+        idx[n] = sent.index(j);
+        val[n++] = sent.value(j);
+      }
+    }
+    SparseVector withoutLargest = SparseVector.of(1000, idx, val);
+    byte[] bytes = SparseCodec.encodeExactly(withoutLargest, ValueFormat.INT8);
+    assertEquals(withoutLargest, SparseCodec.decode(bytes));
+    assertEquals(IndexSizes.header(1000, 49) + IndexSizes.smallest(idx, 1000) + 4 * 49, bytes.length);
   }
 
   /** FP32 through the five-argument step is today's step, bit for bit. */
