@@ -67,6 +67,21 @@ public enum ValueFormat {
     }
   };
 
+  /** The format's name on the command line: fp32, fp16, bf16 or int8. */
+  public String text() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** The format named by {@link #text()} (any case). */
+  public static ValueFormat parse(String text) {
+    for (ValueFormat f : values()) {
+      if (f.text().equalsIgnoreCase(text == null ? "" : text.trim())) {
+        return f;
+      }
+    }
+    throw new IllegalArgumentException("unknown value format '" + text + "'; expected fp32, fp16, bf16 or int8");
+  }
+
   /**
    * The values as a receiver of this format decodes them. May hold infinities where a value overflows the format,
    * which the encoder refuses and {@link ErrorFeedback} avoids by sending FP32.

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.bitopk.compression.ValueFormat;
 import picocli.CommandLine;
 
 /**
@@ -40,6 +41,8 @@ public final class TrainFlags {
   public static final String K_UP = "k-up";
   public static final String K_DOWN = "k-down";
   public static final String K_ROUNDING = "k-rounding";
+  public static final String VALUES_UP = "values-up";
+  public static final String VALUES_DOWN = "values-down";
   public static final String LR = "lr";
   public static final String LR_DECAY = "lr-decay";
   public static final String UPLINK_FEEDBACK = "uplink-feedback";
@@ -107,10 +110,10 @@ public final class TrainFlags {
    */
   public static Set<String> notApplicableTo(String mode) {
     if (Mode.DENSE.cliName().equals(mode)) {
-      return Set.of(UPLINK, DOWNLINK, DENSITY_UP, DENSITY_DOWN, K_UP, K_DOWN, K_ROUNDING);
+      return Set.of(UPLINK, DOWNLINK, DENSITY_UP, DENSITY_DOWN, K_UP, K_DOWN, K_ROUNDING, VALUES_UP, VALUES_DOWN);
     }
     if (Mode.UNIDIRECTIONAL.cliName().equals(mode)) {
-      return Set.of(DOWNLINK, DENSITY_DOWN, K_DOWN);
+      return Set.of(DOWNLINK, DENSITY_DOWN, K_DOWN, VALUES_DOWN);
     }
     return Set.of();
   }
@@ -136,6 +139,12 @@ public final class TrainFlags {
       m.put(K_DOWN, c.kDown());
     }
     m.put(K_ROUNDING, c.kRounding().text());
+    if (c.valuesUp() != ValueFormat.FP32) {
+      m.put(VALUES_UP, c.valuesUp().text());
+    }
+    if (c.valuesDown() != ValueFormat.FP32) {
+      m.put(VALUES_DOWN, c.valuesDown().text());
+    }
     m.put(LR, c.learningRate());
     m.put(LR_DECAY, c.lrDecay());
     m.put(MOMENTUM, c.momentum());

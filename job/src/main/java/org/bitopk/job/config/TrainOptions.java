@@ -6,6 +6,7 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
+import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.problem.network.ModelSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -136,6 +137,17 @@ public class TrainOptions {
           + "the k-th largest) (default: floor).")
   KRounding kRounding = KRounding.FLOOR;
 
+  @Option(names = "--" + VALUES_UP, paramLabel = "FORMAT", converter = ValueFormatConverter.class,
+      description = "Format of the values workers send: fp32, fp16, bf16 or int8 (one byte a value and a "
+          + "per-message scale max|v|/127). Workers select on the exact c and their residual keeps what rounding "
+          + "loses; --uplink-feedback ef14 or none only (default: fp32).")
+  ValueFormat valuesUp = ValueFormat.FP32;
+
+  @Option(names = "--" + VALUES_DOWN, paramLabel = "FORMAT", converter = ValueFormatConverter.class,
+      description = "Format of the values the server sends, as --values-up; its residual keeps what rounding "
+          + "loses; --downlink-scheme ef only (default: fp32).")
+  ValueFormat valuesDown = ValueFormat.FP32;
+
   @Option(names = "--" + LR, paramLabel = "LR",
       description = "Learning rate, applied by workers before compression: c = e + lr*g (default: 0.1; 0.01 for "
           + "the counterexample).")
@@ -264,6 +276,7 @@ public class TrainOptions {
         .table(tableInput).model(model == null ? null : ModelSpec.parse(model, hadoopConfiguration()))
         .mode(mode).tasks(tasks).uplink(uplink).downlink(downlink)
         .densityUp(densityUp).densityDown(densityDown).kUp(kUp).kDown(kDown).x0(x0).kRounding(kRounding)
+        .valuesUp(valuesUp).valuesDown(valuesDown)
         .lrDecay(lrDecay).momentum(momentum)
         .batchSize(batchSize).epochs(epochs).maxIterations(maxIterations).nonIid(split.equals("non-iid"))
         .seed(seed).output(output).overwrite(overwrite).evalEvery(evalEvery)
@@ -407,7 +420,7 @@ public class TrainOptions {
     }
     Object given = spec.findOption(flag).getValue();
     String value = given instanceof ModelSpec m ? m.displayName()
-        : given instanceof KRounding k ? k.text() : String.valueOf(given);
+        : given instanceof KRounding k ? k.text() : given instanceof ValueFormat f ? f.text() : String.valueOf(given);
     throw new IllegalArgumentException(flag + " " + value + (onCommandLine ? "" : " (from " + file.uri() + ")")
         + ": " + why + "; leave it out");
   }
@@ -417,6 +430,17 @@ public class TrainOptions {
     public Mode convert(String value) {
       try {
         return Mode.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
+  static final class ValueFormatConverter implements CommandLine.ITypeConverter<ValueFormat> {
+    @Override
+    public ValueFormat convert(String value) {
+      try {
+        return ValueFormat.parse(value);
       } catch (IllegalArgumentException e) {
         throw new CommandLine.TypeConversionException(e.getMessage());
       }

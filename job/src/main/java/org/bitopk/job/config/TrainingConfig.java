@@ -4,6 +4,7 @@ import static org.bitopk.job.config.TrainFlags.*;
 
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
+import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.problem.network.ModelArchitecture;
 import org.bitopk.job.problem.network.ModelSpec;
 import org.bitopk.job.problem.quadratic.CounterexampleSetting;
@@ -29,6 +30,8 @@ public final class TrainingConfig {
   private final Integer kUp;
   private final Integer kDown;
   private final KRounding kRounding;
+  private final ValueFormat valuesUp;
+  private final ValueFormat valuesDown;
   private final double learningRate;
   private final double lrDecay;
   private final double momentum;
@@ -78,6 +81,8 @@ public final class TrainingConfig {
     this.kDown = b.mode == Mode.BIDIRECTIONAL ? b.kDown : null;
     this.x0 = b.x0;
     this.kRounding = b.kRounding;
+    this.valuesUp = b.valuesUp;
+    this.valuesDown = b.valuesDown;
     this.learningRate = b.learningRate != null ? b.learningRate : defaultLearningRate(b.dataset);
     this.lrDecay = b.lrDecay;
     this.momentum = b.momentum;
@@ -180,6 +185,16 @@ public final class TrainingConfig {
       throw new IllegalArgumentException(flag(CAPTURE_VECTORS) + ": captures the compensated vectors of classic error "
           + "feedback (--uplink-feedback ef14); got --uplink-feedback " + uplinkFeedback.cliName());
     }
+    if (valuesUp != ValueFormat.FP32 && (mode == Mode.DENSE || estimate)) {
+      throw new IllegalArgumentException(flag(VALUES_UP) + " " + valuesUp.text() + ": rounds what error feedback "
+          + "sends (the residual keeps the rest); applies to sparse uplinks with --uplink-feedback ef14 or none, "
+          + "got " + (mode == Mode.DENSE ? "--mode dense" : "--uplink-feedback " + uplinkFeedback.cliName()));
+    }
+    if (valuesDown != ValueFormat.FP32 && downlinkScheme != DownlinkScheme.EF) {
+      throw new IllegalArgumentException(flag(VALUES_DOWN) + " " + valuesDown.text() + ": rounds what the "
+          + "server's error feedback sends; applies to --downlink-scheme ef (bidirectional) only, got "
+          + "--downlink-scheme " + downlinkScheme.cliName());
+    }
     if ((downlinkScheme == DownlinkScheme.AVERAGE) == (mode == Mode.BIDIRECTIONAL)) {
       throw new IllegalArgumentException(flag(DOWNLINK_SCHEME) + ": " + downlinkScheme.cliName() + " does not apply to "
           + flag(MODE) + " " + mode.cliName() + " (bidirectional: ef, ef21-p or mcm; unidirectional and dense: "
@@ -236,6 +251,10 @@ public final class TrainingConfig {
   public double densityDown() { return densityDown; }
   /** How a density becomes k: floor (default) or Zou's reference scripts' rounding. */
   public KRounding kRounding() { return kRounding; }
+  /** The format of the values workers send (--values-up). */
+  public ValueFormat valuesUp() { return valuesUp; }
+  /** The format of the values the server sends (--values-down). */
+  public ValueFormat valuesDown() { return valuesDown; }
   public double learningRate() { return learningRate; }
   public double lrDecay() { return lrDecay; }
   public double momentum() { return momentum; }
@@ -288,7 +307,7 @@ public final class TrainingConfig {
     TrainingConfigBuilder b = new TrainingConfigBuilder();
     b.master = master; b.dataset = dataset; b.data = data; b.model = model; b.mode = mode; b.workers = workers; b.tasks = tasks;
     b.uplink = uplink; b.downlink = downlink; b.densityUp = densityUp; b.densityDown = densityDown;
-    b.kRounding = kRounding; b.kUp = kUp; b.kDown = kDown; b.x0 = x0;
+    b.kRounding = kRounding; b.valuesUp = valuesUp; b.valuesDown = valuesDown; b.kUp = kUp; b.kDown = kDown; b.x0 = x0;
     b.learningRate = learningRate; b.lrDecay = lrDecay; b.momentum = momentum; b.batchSize = batchSize;
     b.epochs = epochs; b.maxIterations = maxIterations; b.nonIid = nonIid; b.seed = seed; b.output = output;
     b.overwrite = overwrite; b.evalEvery = evalEvery; b.consistencyCheckEvery = consistencyCheckEvery;

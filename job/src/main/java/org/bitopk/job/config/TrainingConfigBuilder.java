@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.TreeSet;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
+import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.engine.UplinkFeedback;
 import org.bitopk.job.problem.network.DatasetChoice;
 import org.bitopk.job.problem.network.ModelSpec;
@@ -26,6 +27,8 @@ public final class TrainingConfigBuilder {
   double densityUp = 0.01;
   double densityDown = 0.01;
   KRounding kRounding = KRounding.FLOOR;
+  ValueFormat valuesUp = ValueFormat.FP32;
+  ValueFormat valuesDown = ValueFormat.FP32;
   Integer kUp;
   Integer kDown;
   String x0;
@@ -104,6 +107,18 @@ public final class TrainingConfigBuilder {
   public TrainingConfigBuilder x0(String v) { x0 = v == null ? null : nonBlank(X0, v); return this; }
   public TrainingConfigBuilder kRounding(KRounding v) {
     kRounding = Objects.requireNonNull(v, flag(K_ROUNDING));
+    return this;
+  }
+
+  /** The format of the values workers send. */
+  public TrainingConfigBuilder valuesUp(ValueFormat v) {
+    valuesUp = Objects.requireNonNull(v, flag(VALUES_UP));
+    return this;
+  }
+
+  /** The format of the values the server sends. */
+  public TrainingConfigBuilder valuesDown(ValueFormat v) {
+    valuesDown = Objects.requireNonNull(v, flag(VALUES_DOWN));
     return this;
   }
 

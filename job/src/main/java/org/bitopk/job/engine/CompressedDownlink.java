@@ -1,8 +1,10 @@
 package org.bitopk.job.engine;
 
+import java.util.Objects;
 import org.bitopk.compression.Compressor;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.ErrorFeedback;
+import org.bitopk.compression.ValueFormat;
 
 /**
  * Bidirectional compression with server error feedback (DoubleSqueeze with C = TopK): the server's step, with
@@ -15,22 +17,27 @@ import org.bitopk.compression.ErrorFeedback;
  * </pre>
  */
 final class CompressedDownlink extends CompressingDownlink {
-  CompressedDownlink(CompressorSpec compressor, int targetK) {
+  private final ValueFormat values;
+
+  /** @param values the format p's values are rounded to; e_s keeps c minus them */
+  CompressedDownlink(CompressorSpec compressor, int targetK, ValueFormat values) {
     super(compressor, targetK);
+    this.values = Objects.requireNonNull(values, "values");
   }
 
   @Override
   public String describe() {
-    return compressor + " (k = " + targetK + ")";
+    return compressor + " (k = " + targetK + (values == ValueFormat.FP32 ? "" : ", " + values.text() + " values")
+        + ")";
   }
 
   @Override
   ServerDownlink serverSide(Compressor c, ErrorFeedback memory) {
-    return openWith(c, targetK, memory);
+    return memoryStep(c, targetK, memory, 1f, values);
   }
 
   /** The server side with a given compressor; {@code feedback} holds e_s. */
   static ServerDownlink openWith(Compressor c, int targetK, ErrorFeedback feedback) {
-    return memoryStep(c, targetK, feedback, 1f);
+    return memoryStep(c, targetK, feedback, 1f, ValueFormat.FP32);
   }
 }

@@ -5,6 +5,7 @@ import org.bitopk.compression.CompressionStep;
 import org.bitopk.compression.Compressor;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.ErrorFeedback;
+import org.bitopk.compression.ValueFormat;
 
 /**
  * The downlink strategies that compress with a memory vector on the server (e_s, or the model difference r):
@@ -56,10 +57,21 @@ abstract sealed class CompressingDownlink extends DownlinkStrategy
    * p = C(c), m = c − p ({@link ErrorFeedback#step}); the update broadcast is scale·p, scale being 1 or −1.
    */
   static ServerDownlink memoryStep(Compressor c, int targetK, ErrorFeedback memory, float scale) {
+    return memoryStep(c, targetK, memory, scale, ValueFormat.FP32);
+  }
+
+  /** {@link #memoryStep(Compressor, int, ErrorFeedback, float)} sending p's values rounded to {@code values}. */
+  static ServerDownlink memoryStep(Compressor c, int targetK, ErrorFeedback memory, float scale,
+      ValueFormat values) {
     return new Side(c, targetK, memory) {
       @Override
+      public ValueFormat values() {
+        return values;
+      }
+
+      @Override
       public Sent send(float[] step, int[] union) {
-        CompressionStep s = memory.step(step, scale, compressor, targetK);
+        CompressionStep s = memory.step(step, scale, compressor, targetK, values);
         return new Sent(scale < 0 ? negated(s.sent()) : s.sent(), s.targetK(), s.achievedK(),
             NormRatio.of(s.residualNorm(), s.compensatedNorm()));
       }

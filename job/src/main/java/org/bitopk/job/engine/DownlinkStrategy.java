@@ -2,6 +2,7 @@ package org.bitopk.job.engine;
 
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.SparseVector;
+import org.bitopk.compression.ValueFormat;
 
 /**
  * How the parameter server turns the average of the workers' uplinks into the update it broadcasts. Decided
@@ -14,7 +15,15 @@ public abstract sealed class DownlinkStrategy permits CompressingDownlink, Avera
 
   /** Bidirectional: c = a + e_s, p = C(c), e_s = c − p (server error feedback; DoubleSqueeze with C = TopK). */
   public static DownlinkStrategy compressed(CompressorSpec compressor, int targetK) {
-    return new CompressedDownlink(compressor, targetK);
+    return new CompressedDownlink(compressor, targetK, ValueFormat.FP32);
+  }
+
+  /**
+   * Bidirectional with the update's values rounded to {@code values}: e_s keeps c minus the rounded values (see
+   * {@code ErrorFeedback}). The other strategies send FP32 values.
+   */
+  public static DownlinkStrategy compressed(CompressorSpec compressor, int targetK, ValueFormat values) {
+    return new CompressedDownlink(compressor, targetK, values);
   }
 
   /**
@@ -77,6 +86,11 @@ public abstract sealed class DownlinkStrategy permits CompressingDownlink, Avera
 
     /** The downlink compressor's state (empty when it has none), with whatever else the strategy must resume. */
     byte[] compressorState();
+
+    /** The format of the update's values (FP32 unless the strategy rounds them). */
+    default ValueFormat values() {
+      return ValueFormat.FP32;
+    }
 
     /**
      * The model the run reports, evaluates and writes, given the workers' model w (the replicas'): w itself, except

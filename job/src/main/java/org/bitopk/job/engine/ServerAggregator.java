@@ -5,7 +5,6 @@ import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.Selection;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
-import org.bitopk.compression.ValueFormat;
 
 /**
  * The parameter server's arithmetic for one round, the same few steps for every scheme: decode the workers'
@@ -75,7 +74,7 @@ public final class ServerAggregator {
       sum[j] = 0f;
     }
     SparseVector update = statisticsIndices.length > 0 ? withStatistics(sent.update(), reports) : sent.update();
-    byte[] encoded = SparseCodec.encode(update, ValueFormat.FP32);
+    byte[] encoded = SparseCodec.encodeExactly(update, downlink.values());
     return new Round(SparseCodec.decode(encoded), encoded, upNnz, union.length, sent.update().nnz(),
         statisticsIndices.length, sent.targetK(), sent.achievedK(), sent.deltaDown(), xi);
   }

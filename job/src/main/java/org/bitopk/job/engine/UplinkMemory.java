@@ -4,6 +4,7 @@ import org.bitopk.compression.CompressionStep;
 import org.bitopk.compression.Compressor;
 import org.bitopk.compression.ErrorFeedback;
 import org.bitopk.compression.SparseVector;
+import org.bitopk.compression.ValueFormat;
 
 /**
  * A worker's memory vector and the compression step that uses it: a residual e_i (EF14, or none) or a gradient
@@ -36,9 +37,9 @@ interface UplinkMemory {
   static UplinkMemory fresh(UplinkSettings uplink, int dimension) {
     switch (uplink.feedback()) {
       case EF14:
-        return new Residual(ErrorFeedback.enabled(dimension));
+        return new Residual(ErrorFeedback.enabled(dimension), uplink.values());
       case NONE:
-        return new Residual(ErrorFeedback.disabled(dimension));
+        return new Residual(ErrorFeedback.disabled(dimension), uplink.values());
       case EF21:
       case ARTEMIS:
         return GradientEstimate.fresh(dimension, uplink.memoryRate());
@@ -51,7 +52,7 @@ interface UplinkMemory {
   static UplinkMemory restore(UplinkSettings uplink, int dimension, float[] saved) {
     switch (uplink.feedback()) {
       case EF14:
-        return new Residual(ErrorFeedback.restore(saved));
+        return new Residual(ErrorFeedback.restore(saved), uplink.values());
       case NONE:
         return fresh(uplink, dimension);
       case EF21:
@@ -65,14 +66,16 @@ interface UplinkMemory {
   /** EF14 (or plain compression): {@link ErrorFeedback}, c_i = e_i + lr·input. */
   final class Residual implements UplinkMemory {
     private final ErrorFeedback feedback;
+    private final ValueFormat values;
 
-    Residual(ErrorFeedback feedback) {
+    Residual(ErrorFeedback feedback, ValueFormat values) {
       this.feedback = feedback;
+      this.values = values;
     }
 
     @Override
     public Step step(float[] input, float learningRate, Compressor compressor, int targetK) {
-      return Step.of(feedback.step(input, learningRate, compressor, targetK));
+      return Step.of(feedback.step(input, learningRate, compressor, targetK, values));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.bitopk.job.engine;
 
 import java.io.Serializable;
+import org.bitopk.compression.ValueFormat;
 import java.util.Objects;
 import org.bitopk.compression.CompressorSpec;
 
@@ -10,14 +11,20 @@ import org.bitopk.compression.CompressorSpec;
  * lr), and worker-side momentum.
  */
 public record UplinkSettings(CompressorSpec compressor, int targetK, UplinkFeedback feedback, float momentum,
-    long seed, float memoryRate) implements Serializable {
+    long seed, float memoryRate, ValueFormat values) implements Serializable {
 
   /**
    * @param memoryRate α_up, how far a worker's gradient estimate moves towards what it sent ({@link UplinkFeedback#ARTEMIS});
    *     1 for the other feedbacks
+   * @param values the format of the values a worker sends; narrower than FP32 only with a residual (EF14) or none,
+   *     which keep c minus the rounded values (see {@code ErrorFeedback})
    */
   public UplinkSettings {
     Objects.requireNonNull(feedback, "feedback");
+    Objects.requireNonNull(values, "values");
+    if (values != ValueFormat.FP32 && feedback.keepsGradientEstimate()) {
+      throw new IllegalArgumentException("--values-up " + values.text() + ": applies with --uplink-feedback ef14 or none only; " + feedback.cliName() + " sends fp32 values");
+    }
     if (targetK < 1) {
       throw new IllegalArgumentException("uplink target k must be >= 1, got " + targetK);
     }
@@ -35,6 +42,12 @@ public record UplinkSettings(CompressorSpec compressor, int targetK, UplinkFeedb
       throw new IllegalArgumentException("an uplink memory rate applies to artemis only, got " + memoryRate
           + " with " + feedback.cliName());
     }
+  }
+
+  /** FP32 values. */
+  public UplinkSettings(CompressorSpec compressor, int targetK, UplinkFeedback feedback, float momentum, long seed,
+      float memoryRate) {
+    this(compressor, targetK, feedback, momentum, seed, memoryRate, ValueFormat.FP32);
   }
 
   /** Any feedback but Artemis (memory rate 1). */

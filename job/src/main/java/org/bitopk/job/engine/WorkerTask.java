@@ -7,7 +7,6 @@ import java.util.Iterator;
 import java.util.List;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
-import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.problem.ObjectiveFactory;
 
 /**
@@ -94,7 +93,7 @@ public final class WorkerTask<S> implements Serializable {
       WorkerState state = admitted.state();
       UplinkMemory.Step step = state.step(gradient, round.learningRate(), uplink, workerId, t);
       long token = attempt.commit(state, workerId);
-      byte[] message = SparseCodec.encode(withoutStatistics(step.sent(), statisticsIndices), ValueFormat.FP32);
+      byte[] message = SparseCodec.encodeExactly(withoutStatistics(step.sent(), statisticsIndices), uplink.values());
       report.message(message, statistics, loss, step)
           .attempt(admitted.residualLost(), admitted.rolledBack(), token)
           .dense(compensated(step, state), scaledGradient(gradient));

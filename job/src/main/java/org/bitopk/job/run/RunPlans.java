@@ -29,7 +29,7 @@ public final class RunPlans {
     int downK = mode != Mode.BIDIRECTIONAL ? 0 : config.kDown() != null
         ? givenK("--k-down", config.kDown(), dimension) : rounding.targetK(config.densityDown(), dimension);
     DownlinkStrategy downlink = switch (config.downlinkScheme()) {
-      case EF -> DownlinkStrategy.compressed(serverCompressor(config), downK);
+      case EF -> DownlinkStrategy.compressed(serverCompressor(config), downK, config.valuesDown());
       case EF21_P -> DownlinkStrategy.modelDifference(serverCompressor(config), downK);
       case AVERAGE -> DownlinkStrategy.average();
       case MCM -> DownlinkStrategy.preservedCentralModel(serverCompressor(config), downK,
@@ -44,7 +44,8 @@ public final class RunPlans {
         .workers(workers)
         .tasks(config.tasks() > 0 ? config.tasks() : Math.max(1, Math.min(workers, taskSlots)))
         .rounds(totalRounds(config, problem.iterationsPerEpoch()), problem.iterationsPerEpoch())
-        .uplink(new UplinkSettings(config.uplink(), upK, feedback, (float) config.momentum(), config.seed(), upRate))
+        .uplink(new UplinkSettings(config.uplink(), upK, feedback, (float) config.momentum(), config.seed(), upRate,
+            config.valuesUp()))
         .downlink(downlink)
         .learningRate(config.learningRate(), config.lrDecay())
         .consistencyCheckEvery(config.consistencyCheckEvery())

@@ -101,6 +101,20 @@ class BadInputTest {
             "--downlink-scheme"),
         Arguments.of("artemis with momentum", List.of("--uplink-feedback", "artemis", "--up-memory-rate", "0.5",
             "--momentum", "0.9"), "--momentum"),
+        Arguments.of("unknown value format", List.of("--values-up", "fp8"),
+            "unknown value format 'fp8'; expected fp32, fp16, bf16 or int8"),
+        Arguments.of("rounded uplink values with ef21", List.of("--uplink-feedback", "ef21", "--values-up", "fp16"),
+            "--values-up fp16: rounds what error feedback sends (the residual keeps the rest); applies to sparse "
+                + "uplinks with --uplink-feedback ef14 or none, got --uplink-feedback ef21"),
+        Arguments.of("rounded uplink values in dense mode", List.of("--mode", "dense", "--values-up", "int8"),
+            "--values-up int8: rounds what error feedback sends"),
+        Arguments.of("rounded downlink values with ef21-p", List.of("--downlink-scheme", "ef21-p", "--values-down",
+            "bf16"), "--values-down bf16: rounds what the server's error feedback sends; applies to "
+                + "--downlink-scheme ef (bidirectional) only, got --downlink-scheme ef21-p"),
+        Arguments.of("rounded downlink values with mcm", List.of("--downlink-scheme", "mcm", "--down-memory-rate",
+            "0.5", "--values-down", "int8"), "--values-down int8"),
+        Arguments.of("rounded downlink values in unidirectional mode", List.of("--mode", "unidirectional",
+            "--values-down", "fp16"), "--values-down fp16"),
         Arguments.of("data is a file", List.of("--dataset", "mnist", "--data", aFile().toString()),
             "is a file, not a directory"));
   }

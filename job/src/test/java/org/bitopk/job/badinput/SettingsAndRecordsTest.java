@@ -94,6 +94,23 @@ class SettingsAndRecordsTest {
     assertFalse(Files.exists(out));
   }
 
+  /** Narrower value formats are recorded in config.json, and the run's own config reruns it with them. */
+  @Test
+  void valueFormatsAreRecordedAndARunsOwnConfigRerunsThem() throws IOException {
+    Path rounded = tmp.resolve("rounded-values");
+    Cli.run(sc, "--dataset", "synthetic:n=96,test=24", "--model", "mlp-small", "--workers", "2", "--batch-size",
+        "16", "--values-up", "fp16", "--values-down", "int8", "--output", rounded.toString(), "--quiet").succeeds();
+    JsonNode config = JSON.readTree(rounded.resolve("config.json").toFile());
+    assertEquals("fp16", config.get("values-up").asText());
+    assertEquals("int8", config.get("values-down").asText());
+    Path again = tmp.resolve("rounded-values-again");
+    Cli.run(sc, "--config", rounded.resolve("config.json").toString(), "--output", again.toString(), "--quiet")
+        .succeeds();
+    JsonNode rerun = JSON.readTree(again.resolve("config.json").toFile());
+    assertEquals("fp16", rerun.get("values-up").asText());
+    assertEquals("int8", rerun.get("values-down").asText());
+  }
+
   @Test
   void whatAModeImpliesMayBeStatedAndARunsOwnConfigRerunsIt() throws IOException {
     Path dense = tmp.resolve("dense");
@@ -104,6 +121,7 @@ class SettingsAndRecordsTest {
     assertEquals("none", config.get("uplink").asText());
     assertFalse(config.has("master") || config.has("data"), "no unset (null) values: " + config);
     assertFalse(config.has("k-rounding"), "no k in dense mode: " + config);
+    assertFalse(config.has("values-up") || config.has("values-down"), "fp32 values are not recorded: " + config);
     Cli.run(sc, "--config", dense.resolve("config.json").toString(), "--output", tmp.resolve("dense-again")
         .toString()).succeeds();
 

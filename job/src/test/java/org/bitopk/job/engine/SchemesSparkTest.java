@@ -11,6 +11,7 @@ import org.bitopk.compression.Compressor;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.ErrorFeedback;
 import org.bitopk.compression.SparseVector;
+import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.LocalSpark;
 import org.bitopk.job.config.DownlinkScheme;
 import org.bitopk.job.config.Mode;
@@ -52,10 +53,18 @@ class SchemesSparkTest {
   private Outcome run(Mode mode, UplinkFeedback feedback, DownlinkScheme scheme, String uplink, String downlink,
       Double upRate, Double downRate, double lr, int rounds, long seed, ResumePoint resume,
       List<RunListener> extra) {
+    return run(mode, feedback, scheme, uplink, downlink, upRate, downRate, ValueFormat.FP32, ValueFormat.FP32, lr,
+        rounds, seed, resume, extra);
+  }
+
+  private Outcome run(Mode mode, UplinkFeedback feedback, DownlinkScheme scheme, String uplink, String downlink,
+      Double upRate, Double downRate, ValueFormat valuesUp, ValueFormat valuesDown, double lr, int rounds, long seed,
+      ResumePoint resume, List<RunListener> extra) {
     TrainingConfig config = TrainingConfig.builder().dataset(TrainingConfig.COUNTEREXAMPLE).mode(mode)
         .uplink(CompressorSpec.parse(uplink)).downlink(CompressorSpec.parse(downlink)).densityUp(0.01)
         .densityDown(0.01).learningRate(lr).epochs(rounds).seed(seed).consistencyCheckEvery(1)
-        .uplinkFeedback(feedback).downlinkScheme(scheme).upMemoryRate(upRate).downMemoryRate(downRate).build();
+        .uplinkFeedback(feedback).downlinkScheme(scheme).upMemoryRate(upRate).downMemoryRate(downRate)
+        .valuesUp(valuesUp).valuesDown(valuesDown).build();
     Outcome outcome = new Outcome();
     List<RunListener> listeners = new ArrayList<>(extra);
     listeners.add(outcome.recorder);
@@ -70,7 +79,7 @@ class SchemesSparkTest {
     try (CounterexampleProblem problem = new CounterexampleProblem(sc, seed)) {
       Trainer<?> trainer = new Trainer<>(sc, RunPlans.of(config, problem, sc.defaultParallelism()), problem,
           "schemes-" + feedback + "-" + scheme + "-" + uplink + "-" + downlink + "-" + upRate + "-" + downRate
-              + "-" + lr + "-" + seed
+              + "-" + valuesUp + "-" + valuesDown + "-" + lr + "-" + seed
               + (resume != null ? "-resumed" : ""), listeners);
       if (resume != null) {
         trainer.resumeFrom(resume);
@@ -415,5 +424,108 @@ class SchemesSparkTest {
     assertTrue(end < 1e-10 * start, "MCM's final gap " + end);
     assertTrue(end < 1e-2 * half, "still contracting linearly: " + half + " -> " + end);
     assertTrue(stalled > 0.05, "without the uplink memory the gap stalls: " + stalled);
+  }
+
+  /**
+   * A value of the formats as its definition gives it, independently of the codec: FP16 and BF16 round to nearest
+   * even at their ulp (2^(e - 10), at least 2^-24; 2^(e - 7), at least 2^-133), computed in double.
+   */
+  private static float roundedReference(float v, ValueFormat format, float int8Scale) {
+    if (v == 0 || format == ValueFormat.FP32) {
+      return v;
+    }
+    if (format == ValueFormat.INT8) {
+      return (float) (Math.max(-127, Math.min(127, Math.rint(v / (double) int8Scale))) * int8Scale);
+    }
+    int mantissaBits = format == ValueFormat.FP16 ? 10 : 7;
+    int minExponent = format == ValueFormat.FP16 ? -14 : -126;
+    double ulp = Math.scalb(1.0, Math.max(Math.getExponent(v), minExponent) - mantissaBits);
+    return (float) (Math.rint(v / ulp) * ulp);
+  }
+
+  /** The INT8 scale of a one-value message: |v| / 127 rounded up to 17 significant bits. */
+  private static float int8ScaleReference(float v) {
+    double exact = Math.abs((double) v) / 127;
+    double unit = Math.scalb(1.0, Math.getExponent((float) exact) - 16);
+    return (float) (Math.ceil(exact / unit) * unit);
+  }
+
+  /**
+   * Classic error feedback on both sides with the values rounded to a narrower format, through the real
+   * driver/executor path, against a sequential reference written here: TopK (k = 1) selects on the exact c, the
+   * message carries the rounded value, the residual keeps c minus it. Every round's gap and the final model (every
+   * replica's, checked each round) are equal bit for bit, and the bytes are the format's: a 6-byte header, one
+   * delta byte and 4 (FP32), 2 (FP16, BF16) or 4 + 1 (INT8: the scale and a code) value bytes a message.
+   */
+  @ParameterizedTest(name = "up {0}, down {1}")
+  @CsvSource({"FP16, FP16", "BF16, INT8", "INT8, BF16", "FP16, FP32", "FP32, INT8"})
+  void roundedValuesFollowASequentialReference(ValueFormat up, ValueFormat down) {
+    long seed = 4;
+    int rounds = 80;
+    float lr = 0.01f;
+    Outcome run = run(Mode.BIDIRECTIONAL, UplinkFeedback.EF14, DownlinkScheme.EF, "topk", "topk", null, null, up,
+        down, lr, rounds, seed, null, List.of());
+    float[] w = initial(seed);
+    int d = w.length;
+    int p = CounterexampleProblem.CENTERS.length;
+    float[][] residuals = new float[p][d];
+    float[] serverResidual = new float[d];
+    Compressor topk = CompressorSpec.parse("topk").create(0);
+    java.util.Map<ValueFormat, Integer> valueBytes = java.util.Map.of(ValueFormat.FP32, 4, ValueFormat.FP16, 2,
+        ValueFormat.BF16, 2, ValueFormat.INT8, 5);
+    for (int t = 0; t < rounds; t++) {
+      IterationRecord record = run.recorder.iterations.get(t);
+      double gap = CounterexampleProblem.objective(w) - CounterexampleProblem.optimum();
+      assertEquals(gap, record.optimalityGap(), 0.0, "round " + t);
+      assertEquals((long) p * (7 + valueBytes.get(up)), record.upBytes(), "up bytes, round " + t);
+      assertEquals(7 + valueBytes.get(down), record.downBytes(), "down bytes, round " + t);
+      float[] sum = new float[d];
+      for (int i = 0; i < p; i++) {
+        float[] grad = gradient(w, CounterexampleProblem.CENTERS[i]);
+        float[] c = new float[d];
+        for (int j = 0; j < d; j++) {
+          c[j] = residuals[i][j] + lr * grad[j];
+        }
+        int j = topk.select(c, 1).indices()[0];
+        float sent = roundedReference(c[j], up, int8ScaleReference(c[j]));
+        System.arraycopy(c, 0, residuals[i], 0, d);
+        residuals[i][j] = c[j] - sent;
+        assertEquals(c[j], sent + residuals[i][j], 0.0, "sent + residual == c");
+        sum[j] += sent;
+      }
+      float[] c = new float[d];
+      for (int j = 0; j < d; j++) {
+        c[j] = serverResidual[j] + (sum[j] != 0 ? sum[j] / p : 0f);
+      }
+      int j = topk.select(c, 1).indices()[0];
+      float sent = roundedReference(c[j], down, int8ScaleReference(c[j]));
+      System.arraycopy(c, 0, serverResidual, 0, d);
+      serverResidual[j] = c[j] - sent;
+      w[j] = w[j] - sent;
+    }
+    assertArrayEquals(w, run.master, "final model");
+  }
+
+  /** A run with rounded values both ways resumed from round 25's state continues bit for bit. */
+  @Test
+  void roundedValuesResumeBitForBit() {
+    ResumePoint[] saved = new ResumePoint[1];
+    RunListener checkpoint = new RunListener() {
+      @Override
+      public void afterRound(DriverState state) {
+        if (state.iteration() == 25) {
+          saved[0] = state.resumePoint();
+        }
+      }
+    };
+    Outcome full = run(Mode.BIDIRECTIONAL, UplinkFeedback.EF14, DownlinkScheme.EF, "topk", "topk", null, null,
+        ValueFormat.INT8, ValueFormat.FP16, 0.01, 50, 6, null, List.of(checkpoint));
+    Outcome resumed = run(Mode.BIDIRECTIONAL, UplinkFeedback.EF14, DownlinkScheme.EF, "topk", "topk", null, null,
+        ValueFormat.INT8, ValueFormat.FP16, 0.01, 50, 6, saved[0], List.of());
+    for (int t = 25; t < 50; t++) {
+      assertEquals(full.recorder.iterations.get(t).optimalityGap(),
+          resumed.recorder.iterations.get(t - 25).optimalityGap(), 0.0, "round " + t);
+    }
+    assertArrayEquals(full.master, resumed.master);
   }
 }
