@@ -274,14 +274,7 @@ class SchemesSparkTest {
     UplinkFeedback feedback = UplinkFeedback.valueOf(parts[0]);
     DownlinkScheme scheme = DownlinkScheme.valueOf(parts[1]);
     ResumePoint[] saved = new ResumePoint[1];
-    RunListener checkpoint = new RunListener() {
-      @Override
-      public void afterRound(DriverState state) {
-        if (state.iteration() == 25) {
-          saved[0] = state.resumePoint();
-        }
-      }
-    };
+    RunListener checkpoint = savingRound25(saved);
     Outcome full = run(Mode.BIDIRECTIONAL, feedback, scheme, parts[2], parts[3], null, null, 0.01, 50, 6, null,
         List.of(checkpoint));
     assertEquals(feedback.keepsGradientEstimate(), saved[0].serverEstimate() != null,
@@ -506,11 +499,9 @@ class SchemesSparkTest {
     assertArrayEquals(w, run.master, "final model");
   }
 
-  /** A run with rounded values both ways resumed from round 25's state continues bit for bit. */
-  @Test
-  void roundedValuesResumeBitForBit() {
-    ResumePoint[] saved = new ResumePoint[1];
-    RunListener checkpoint = new RunListener() {
+  /** A listener that keeps round 25's resume point in {@code saved[0]}. */
+  private static RunListener savingRound25(ResumePoint[] saved) {
+    return new RunListener() {
       @Override
       public void afterRound(DriverState state) {
         if (state.iteration() == 25) {
@@ -518,6 +509,13 @@ class SchemesSparkTest {
         }
       }
     };
+  }
+
+  /** A run with rounded values both ways resumed from round 25's state continues bit for bit. */
+  @Test
+  void roundedValuesResumeBitForBit() {
+    ResumePoint[] saved = new ResumePoint[1];
+    RunListener checkpoint = savingRound25(saved);
     Outcome full = run(Mode.BIDIRECTIONAL, UplinkFeedback.EF14, DownlinkScheme.EF, "topk", "topk", null, null,
         ValueFormat.INT8, ValueFormat.FP16, 0.01, 50, 6, null, List.of(checkpoint));
     Outcome resumed = run(Mode.BIDIRECTIONAL, UplinkFeedback.EF14, DownlinkScheme.EF, "topk", "topk", null, null,
