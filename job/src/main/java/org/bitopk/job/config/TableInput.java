@@ -1,5 +1,16 @@
 package org.bitopk.job.config;
 
+import static org.bitopk.job.config.TrainFlags.DATA;
+import static org.bitopk.job.config.TrainFlags.DATA_FORMAT;
+import static org.bitopk.job.config.TrainFlags.FEATURE_SCALE;
+import static org.bitopk.job.config.TrainFlags.INPUT_SHAPE;
+import static org.bitopk.job.config.TrainFlags.LABEL;
+import static org.bitopk.job.config.TrainFlags.NORMALIZE;
+import static org.bitopk.job.config.TrainFlags.TABLE;
+import static org.bitopk.job.config.TrainFlags.TEST_DATA;
+import static org.bitopk.job.config.TrainFlags.TEST_FRACTION;
+import static org.bitopk.job.config.TrainFlags.flag;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -114,17 +125,17 @@ public final class TableInput {
       throw new IllegalStateException("a DataFrame input is passed to TableData directly");
     }
     TableData.Builder b = TableData.builder().names(names)
-        .train(read(spark, format, path, table, table != null ? "--table" : "--data"), describe(format, path, table))
+        .train(read(spark, format, path, table, flag(table != null ? TABLE : DATA)), describe(format, path, table))
         .label(label).features(features).inputShape(inputShape).normalization(normalize);
     if (testData != null) {
       String[] prefixed = splitPrefixed(testData);
       String testFormat = prefixed != null ? prefixed[0] : format;
       String testPath = prefixed != null ? prefixed[1] : testData;
       if (testFormat == null) {
-        throw new IllegalArgumentException("--test-data: give the format as FORMAT:PATH (the training data is "
+        throw new IllegalArgumentException(flag(TEST_DATA) + ": give the format as FORMAT:PATH (the training data is "
             + "a catalog table)");
       }
-      b.test(read(spark, testFormat, testPath, null, "--test-data"), describe(testFormat, testPath, null));
+      b.test(read(spark, testFormat, testPath, null, flag(TEST_DATA)), describe(testFormat, testPath, null));
     } else {
       b.testFraction(testFraction());
     }
@@ -143,7 +154,7 @@ public final class TableInput {
     String[] prefixed = splitPrefixed(testData);
     String test = testData == null ? null : prefixed != null ? describe(prefixed[0], prefixed[1], null)
         : describe(format, testData, null);
-    String flag = test != null && message.contains(test) ? "--test-data" : table != null ? "--table" : "--data";
+    String flag = test != null && message.contains(test) ? flag(TEST_DATA) : table != null ? flag(TABLE) : flag(DATA);
     return new IllegalArgumentException(flag + ": " + message, e);
   }
 
@@ -184,11 +195,11 @@ public final class TableInput {
     public Builder path(String format, String path) {
       String f = format == null ? "" : format.trim().toLowerCase(Locale.ROOT);
       if (!FORMATS.contains(f)) {
-        throw new IllegalArgumentException("--data-format: unknown format '" + format + "': expected "
+        throw new IllegalArgumentException(flag(DATA_FORMAT) + ": unknown format '" + format + "': expected "
             + String.join(", ", FORMATS));
       }
       if (path == null || path.isBlank()) {
-        throw new IllegalArgumentException("--data-format " + f + ": give the table's path with --data");
+        throw new IllegalArgumentException(flag(DATA_FORMAT) + " " + f + ": give the table's path with --data");
       }
       this.format = f;
       this.path = path.trim();
@@ -198,7 +209,7 @@ public final class TableInput {
     /** A table of the Spark catalog. */
     public Builder table(String name) {
       if (name == null || name.isBlank()) {
-        throw new IllegalArgumentException("--table: expected a table name");
+        throw new IllegalArgumentException(flag(TABLE) + ": expected a table name");
       }
       this.table = name.trim();
       return this;
@@ -217,14 +228,14 @@ public final class TableInput {
 
     public Builder label(String column) {
       if (column != null && column.isBlank()) {
-        throw new IllegalArgumentException("--label: expected a column name");
+        throw new IllegalArgumentException(flag(LABEL) + ": expected a column name");
       }
       this.label = column == null ? "label" : column.trim();
       return this;
     }
 
     public Builder inputShape(String shape) {
-      this.inputShape = shape == null || shape.isBlank() ? null : TableData.parseShape(shape, "--input-shape");
+      this.inputShape = shape == null || shape.isBlank() ? null : TableData.parseShape(shape, flag(INPUT_SHAPE));
       return this;
     }
 
@@ -235,7 +246,7 @@ public final class TableInput {
 
     public Builder testFraction(Double fraction) {
       if (fraction != null && !(fraction > 0 && fraction < 1)) {
-        throw new IllegalArgumentException("--test-fraction: expected a fraction in (0, 1), got " + fraction);
+        throw new IllegalArgumentException(flag(TEST_FRACTION) + ": expected a fraction in (0, 1), got " + fraction);
       }
       this.testFraction = fraction;
       return this;
@@ -256,22 +267,22 @@ public final class TableInput {
         throw new IllegalArgumentException("table input needs --data-format (with --data) or --table");
       }
       if (table != null && format != null) {
-        throw new IllegalArgumentException("--table: reads a catalog table; --data/--data-format cannot be given "
-            + "as well");
+        throw new IllegalArgumentException(flag(TABLE) + ": reads a catalog table; --data/--data-format cannot be "
+            + "given as well");
       }
       if (testData != null && testFraction != null) {
-        throw new IllegalArgumentException("--test-fraction: not with --test-data (the test set is either held "
+        throw new IllegalArgumentException(flag(TEST_FRACTION) + ": not with --test-data (the test set is either held "
             + "out or given)");
       }
       try {
         NormalizationSpec.parse("auto", featureScale);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--feature-scale: " + e.getMessage(), e);
+        throw new IllegalArgumentException(flag(FEATURE_SCALE) + ": " + e.getMessage(), e);
       }
       try {
         normalize = NormalizationSpec.parse(normalizeText, featureScale);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--normalize: " + e.getMessage(), e);
+        throw new IllegalArgumentException(flag(NORMALIZE) + ": " + e.getMessage(), e);
       }
       return new TableInput(this);
     }

@@ -291,8 +291,7 @@ public class TrainOptions {
       }
       if (overwrite) {
         throw new IllegalArgumentException(flag(OVERWRITE) + " cannot be combined with --resume: a resume "
-            + "continues the "
-            + "run in " + resume + ", --overwrite would remove it");
+            + "continues the run in " + resume + ", --overwrite would remove it");
       }
       if (output != null && !output.equals(resume)) {
         throw new IllegalArgumentException(flag(RESUME) + ": continues the run in " + resume + " in place; --output "
@@ -325,10 +324,10 @@ public class TrainOptions {
       path = prefixed[1];
     }
     if (format == null && table == null) {
-      for (String[] flag : new String[][] {{flag(FEATURES), features}, {flag(LABEL), label},
+      for (String[] given : new String[][] {{flag(FEATURES), features}, {flag(LABEL), label},
           {flag(INPUT_SHAPE), inputShape}, {flag(TEST_DATA), testData}, {flag(NORMALIZE), normalize}}) {
-        if (flag[1] != null) {
-          throw new IllegalArgumentException(flag[0] + ": only for table input (--data-format or --table)");
+        if (given[1] != null) {
+          throw new IllegalArgumentException(given[0] + ": only for table input (--data-format or --table)");
         }
       }
       if (testFraction != null || featureScale != null) {
@@ -344,8 +343,7 @@ public class TrainOptions {
     if (table != null) {
       if (format != null || data != null) {
         throw new IllegalArgumentException(flag(TABLE) + ": reads a catalog table; --data/--data-format cannot be "
-            + "given "
-            + "as well");
+            + "given as well");
       }
       t.table(table);
     } else {

@@ -117,9 +117,8 @@ public final class TrainingConfig {
     }
     if (counterexample != null && workers != counterexample.workers()) {
       throw new IllegalArgumentException(flag(WORKERS) + " " + workers + ": the counterexample has one worker per "
-          + "centre, "
-          + "and --dataset " + dataset + " has " + counterexample.workers() + " centres; leave --workers out or "
-          + "give " + counterexample.workers());
+          + "centre, and --dataset " + dataset + " has " + counterexample.workers() + " centres; leave --workers "
+          + "out or give " + counterexample.workers());
     }
     if (x0 != null && counterexample == null) {
       throw new IllegalArgumentException(flag(X0) + " " + x0 + ": only for --dataset counterexample[:options]");
@@ -128,19 +127,17 @@ public final class TrainingConfig {
       int d = counterexample.dimension();
       if (kUp != null && kUp > d) {
         throw new IllegalArgumentException(flag(K_UP) + " " + kUp + ": exceeds the dimension d = " + d
-            + " of --dataset "
-            + dataset);
+            + " of --dataset " + dataset);
       }
       if (kDown != null && kDown > d) {
         throw new IllegalArgumentException(flag(K_DOWN) + " " + kDown + ": exceeds the dimension d = " + d
-            + " of --dataset "
-            + dataset);
+            + " of --dataset " + dataset);
       }
     }
     if (snapshotEvery > updateWindow) {
       throw new IllegalArgumentException(flag(SNAPSHOT_EVERY) + " (" + snapshotEvery + ") must not exceed "
-          + "--update-window ("
-          + updateWindow + "): a replica restored from the snapshot catches up through the window");
+          + "--update-window (" + updateWindow + "): a replica restored from the snapshot catches up through the "
+          + "window");
     }
   }
 
@@ -158,8 +155,7 @@ public final class TrainingConfig {
     String name = uplinkFeedback == org.bitopk.job.engine.UplinkFeedback.EF21 ? "EF21" : "Artemis";
     if (estimate && momentum != 0) {
       throw new IllegalArgumentException(flag(MOMENTUM) + ": " + name + " (--uplink-feedback "
-          + uplinkFeedback.cliName()
-          + ") keeps a gradient estimate, not a momentum; expected 0, got " + momentum);
+          + uplinkFeedback.cliName() + ") keeps a gradient estimate, not a momentum; expected 0, got " + momentum);
     }
     if (estimate && xi) {
       throw new IllegalArgumentException(flag(XI) + ": measures EF14's TopK aggregation error; not defined for "

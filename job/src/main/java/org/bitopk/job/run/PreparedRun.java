@@ -1,5 +1,16 @@
 package org.bitopk.job.run;
 
+import static org.bitopk.job.config.TrainFlags.BATCH_SIZE;
+import static org.bitopk.job.config.TrainFlags.CAPTURE_VECTORS;
+import static org.bitopk.job.config.TrainFlags.DATA;
+import static org.bitopk.job.config.TrainFlags.DATASET;
+import static org.bitopk.job.config.TrainFlags.MODEL;
+import static org.bitopk.job.config.TrainFlags.OUTPUT;
+import static org.bitopk.job.config.TrainFlags.RESUME;
+import static org.bitopk.job.config.TrainFlags.WORKERS;
+import static org.bitopk.job.config.TrainFlags.X0;
+import static org.bitopk.job.config.TrainFlags.flag;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.FileNotFoundException;
@@ -122,7 +133,7 @@ public final class PreparedRun {
    */
   public static PreparedRun check(TrainingConfig config, Configuration conf) {
     String uri = config.output() != null ? config.output() : defaultOutput();
-    String flag = config.resume() ? "--resume" : "--output";
+    String flag = config.resume() ? flag(RESUME) : flag(OUTPUT);
     Path path = new Path(uri);
     FileSystem fs = fileSystem(flag, uri, path, conf);
     path = fs.makeQualified(path);
@@ -141,7 +152,8 @@ public final class PreparedRun {
       previous = readConfig(fs, path);
       runId = previous.path("run").asText("");
       if (runId.isEmpty()) {
-        throw new BadInputException("--resume: " + new Path(path, RunDirectory.CONFIG) + " names no run ('run' key)");
+        throw new BadInputException(flag(RESUME) + ": " + new Path(path, RunDirectory.CONFIG) + " names no run "
+            + "('run' key)");
       }
       checkpoint = latestCheckpoint(fs, path, runId, ConfigDigest.of(TrainFlags.of(resolved)));
     } else {
@@ -170,7 +182,7 @@ public final class PreparedRun {
     try {
       sizes = ShardSplitter.shardSizes(train.count(), resolved.workers(), resolved.nonIid());
     } catch (IllegalArgumentException e) {
-      throw new BadInputException("--workers " + resolved.workers() + ": too many for the " + train.count()
+      throw new BadInputException(flag(WORKERS) + " " + resolved.workers() + ": too many for the " + train.count()
           + " training examples of " + resolved.dataset() + " (" + e.getMessage() + ")", e);
     }
     int smallest = requireBatchFits(resolved, sizes, train.count() + " training examples");
@@ -181,12 +193,12 @@ public final class PreparedRun {
   private static PreparedRun finish(PreparedRun run) {
     java.util.List<Integer> captures = run.config.captureVectors();
     if (!captures.isEmpty() && captures.get(captures.size() - 1) > run.totalIterations) {
-      throw new BadInputException("--capture-vectors: round " + captures.get(captures.size() - 1) + " is beyond "
+      throw new BadInputException(flag(CAPTURE_VECTORS) + ": round " + captures.get(captures.size() - 1) + " is beyond "
           + "this run's " + run.totalIterations + " rounds (raise --epochs or --max-iterations, or leave the "
           + "round out)");
     }
     if (run.checkpoint != null && run.checkpoint.iteration() > run.totalIterations) {
-      throw new BadInputException("--resume: the checkpoint is at iteration " + run.checkpoint.iteration()
+      throw new BadInputException(flag(RESUME) + ": the checkpoint is at iteration " + run.checkpoint.iteration()
           + ", beyond this run's " + run.totalIterations + " iterations (raise --epochs or --max-iterations)");
     }
     return run;
@@ -207,8 +219,8 @@ public final class PreparedRun {
       boolean same = now.kind() == state.kind()
           || (state.kind() == RunDirectoryCheck.Kind.ABSENT && now.kind() == RunDirectoryCheck.Kind.EMPTY);
       if (!same) {
-        throw new OutputDirectoryException((config.resume() ? "--resume " : "--output ") + output + " changed "
-            + "while this run was starting (another run wrote into it): look at it and run the command again");
+        throw new OutputDirectoryException((config.resume() ? flag(RESUME) : flag(OUTPUT)) + " " + output
+            + " changed while this run was starting (another run wrote into it): look at it and run the command again");
       }
       if (config.overwrite() && (now.kind() == RunDirectoryCheck.Kind.FINISHED
           || now.kind() == RunDirectoryCheck.Kind.UNFINISHED)) {
@@ -292,11 +304,11 @@ public final class PreparedRun {
         config.model().build(config.seed(), channels, height, width, classes);
       }
     } catch (IllegalArgumentException e) {
-      if (e.getMessage() != null && e.getMessage().startsWith("--model")) {
+      if (e.getMessage() != null && e.getMessage().startsWith(flag(MODEL))) {
         throw new BadInputException(e.getMessage(), e);   // one's own network: its validation names the file
       }
-      throw new BadInputException("--model " + config.model().displayName() + " does not fit the " + channels + "x"
-          + height + "x" + width + " " + input + ": " + e.getMessage() + "; " + advice, e);
+      throw new BadInputException(flag(MODEL) + " " + config.model().displayName() + " does not fit the "
+          + channels + "x" + height + "x" + width + " " + input + ": " + e.getMessage() + "; " + advice, e);
     }
   }
 
@@ -304,7 +316,7 @@ public final class PreparedRun {
   private static int requireBatchFits(TrainingConfig config, int[] sizes, String examples) {
     int smallest = Arrays.stream(sizes).min().orElse(0);
     if (smallest < config.batchSize()) {
-      throw new BadInputException("--batch-size " + config.batchSize() + " is larger than the smallest worker "
+      throw new BadInputException(flag(BATCH_SIZE) + " " + config.batchSize() + " is larger than the smallest worker "
           + "shard (" + smallest + " examples: " + examples + " over " + config.workers() + " workers"
           + (config.nonIid() ? ", non-iid" : "") + "); lower --batch-size or --workers");
     }
@@ -321,20 +333,20 @@ public final class PreparedRun {
   /** x₀ from --x0: present, readable, d finite numbers (text or .npy). */
   private static float[] readStart(TrainingConfig config, Configuration conf) {
     Path file = new Path(config.x0());
-    FileSystem xfs = fileSystem("--x0", config.x0(), file, conf);
+    FileSystem xfs = fileSystem(flag(X0), config.x0(), file, conf);
     try {
       if (!xfs.getFileStatus(file).isFile()) {
-        throw new BadInputException("--x0 " + config.x0() + ": is a directory; expected a text or .npy file of d = "
-            + config.counterexample().dimension() + " numbers");
+        throw new BadInputException(flag(X0) + " " + config.x0() + ": is a directory; expected a text or .npy "
+            + "file of d = " + config.counterexample().dimension() + " numbers");
       }
     } catch (FileNotFoundException missing) {
-      throw new BadInputException("--x0 " + config.x0() + ": no such file; expected a text or .npy file of d = "
+      throw new BadInputException(flag(X0) + " " + config.x0() + ": no such file; expected a text or .npy file of d = "
           + config.counterexample().dimension() + " numbers", missing);
     } catch (IOException e) {
-      throw new BadInputException("--x0 " + config.x0() + ": cannot access it: " + e.getMessage(), e);
+      throw new BadInputException(flag(X0) + " " + config.x0() + ": cannot access it: " + e.getMessage(), e);
     }
     try {
-      return InitialPointFile.read(xfs, file, config.counterexample().dimension(), "--x0");
+      return InitialPointFile.read(xfs, file, config.counterexample().dimension(), flag(X0));
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage(), e);
     }
@@ -464,11 +476,11 @@ public final class PreparedRun {
     try (InputStream in = fs.open(file)) {
       JsonNode node = JSON.readTree(in);
       if (node == null || !node.isObject()) {
-        throw new BadInputException("--resume: " + file + " is not a JSON object");
+        throw new BadInputException(flag(RESUME) + ": " + file + " is not a JSON object");
       }
       return node;
     } catch (IOException e) {
-      throw new BadInputException("--resume: cannot read " + file + ": " + e.getMessage(), e);
+      throw new BadInputException(flag(RESUME) + ": cannot read " + file + ": " + e.getMessage(), e);
     }
   }
 
@@ -480,15 +492,15 @@ public final class PreparedRun {
       if (checkpoint == null) {
         String others = store.latest().map(c -> " (there are checkpoints of another run, " + c.runId()
             + ", which this directory's config.json does not describe)").orElse("");
-        throw new BadInputException("--resume: no intact checkpoint of run " + runId + " in " + store.directory()
+        throw new BadInputException(flag(RESUME) + ": no intact checkpoint of run " + runId + " in " + store.directory()
             + others + " (checkpoints are written with --checkpoint-every N)");
       }
     } catch (IOException e) {
-      throw new BadInputException("--resume: cannot read the checkpoints in " + store.directory() + ": "
+      throw new BadInputException(flag(RESUME) + ": cannot read the checkpoints in " + store.directory() + ": "
           + e.getMessage(), e);
     }
     if (!checkpoint.configDigest().equals(digest)) {
-      throw new BadInputException("--resume: settings differ from the checkpointed run's: "
+      throw new BadInputException(flag(RESUME) + ": settings differ from the checkpointed run's: "
           + ConfigDigest.differences(checkpoint.configDigest(), digest));
     }
     return checkpoint;
@@ -497,26 +509,27 @@ public final class PreparedRun {
   private static TrainTest loadData(TrainingConfig config, Configuration conf) {
     if (config.data() != null) {
       Path dir = new Path(config.data());
-      FileSystem dataFs = fileSystem("--data", config.data(), dir, conf);
+      FileSystem dataFs = fileSystem(flag(DATA), config.data(), dir, conf);
       try {
         FileStatus status = dataFs.getFileStatus(dir);
         if (!status.isDirectory()) {
-          throw new BadInputException("--data " + config.data() + " is a file, not a directory: pass the "
+          throw new BadInputException(flag(DATA) + " " + config.data() + " is a file, not a directory: pass the "
               + "directory that holds the " + config.dataset() + " files");
         }
       } catch (FileNotFoundException missing) {
         // reported below by the loader, naming the files it looked for
       } catch (IOException e) {
-        throw new BadInputException("--data " + config.data() + ": cannot access it: " + e.getMessage(), e);
+        throw new BadInputException(flag(DATA) + " " + config.data() + ": cannot access it: " + e.getMessage(), e);
       }
     }
     try {
       return Datasets.load(config.dataset(), config.data(), conf);
     } catch (IllegalArgumentException e) {
-      String flag = config.dataset().startsWith("synthetic") ? "--dataset" : "--data";
+      String flag = config.dataset().startsWith("synthetic") ? flag(DATASET) : flag(DATA);
       throw new BadInputException(flag + ": " + e.getMessage(), e);
     } catch (UncheckedIOException e) {
-      throw new BadInputException("--data: cannot read the " + config.dataset() + " files: " + e.getMessage(), e);
+      throw new BadInputException(flag(DATA) + ": cannot read the " + config.dataset() + " files: "
+          + e.getMessage(), e);
     }
   }
 }

@@ -1,5 +1,15 @@
 package org.bitopk.job.run;
 
+import static org.bitopk.job.config.TrainFlags.DOWNLINK;
+import static org.bitopk.job.config.TrainFlags.DOWNLINK_SCHEME;
+import static org.bitopk.job.config.TrainFlags.DOWN_MEMORY_RATE;
+import static org.bitopk.job.config.TrainFlags.K_DOWN;
+import static org.bitopk.job.config.TrainFlags.K_UP;
+import static org.bitopk.job.config.TrainFlags.UPLINK;
+import static org.bitopk.job.config.TrainFlags.UPLINK_FEEDBACK;
+import static org.bitopk.job.config.TrainFlags.UP_MEMORY_RATE;
+import static org.bitopk.job.config.TrainFlags.flag;
+
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
 import org.bitopk.job.config.Mode;
@@ -24,21 +34,21 @@ public final class RunPlans {
     Mode mode = config.mode();
     KRounding rounding = config.kRounding();
     int upK = mode == Mode.DENSE ? dimension
-        : config.kUp() != null ? givenK("--k-up", config.kUp(), dimension)
+        : config.kUp() != null ? givenK(flag(K_UP), config.kUp(), dimension)
         : rounding.targetK(config.densityUp(), dimension);
     int downK = mode != Mode.BIDIRECTIONAL ? 0 : config.kDown() != null
-        ? givenK("--k-down", config.kDown(), dimension) : rounding.targetK(config.densityDown(), dimension);
+        ? givenK(flag(K_DOWN), config.kDown(), dimension) : rounding.targetK(config.densityDown(), dimension);
     DownlinkStrategy downlink = switch (config.downlinkScheme()) {
       case EF -> DownlinkStrategy.compressed(serverCompressor(config), downK, config.valuesDown());
       case EF21_P -> DownlinkStrategy.modelDifference(serverCompressor(config), downK);
       case AVERAGE -> DownlinkStrategy.average();
       case MCM -> DownlinkStrategy.preservedCentralModel(serverCompressor(config), downK,
-          memoryRate("--down-memory-rate", "--downlink-scheme mcm", "--downlink", config.downMemoryRate(),
+          memoryRate(flag(DOWN_MEMORY_RATE), flag(DOWNLINK_SCHEME) + " mcm", flag(DOWNLINK), config.downMemoryRate(),
               serverCompressor(config), dimension, downK));
     };
     UplinkFeedback feedback = mode == Mode.DENSE ? UplinkFeedback.NONE : config.uplinkFeedback();
-    float upRate = feedback != UplinkFeedback.ARTEMIS ? 1f : memoryRate("--up-memory-rate",
-        "--uplink-feedback artemis", "--uplink", config.upMemoryRate(), config.uplink(), dimension, upK);
+    float upRate = feedback != UplinkFeedback.ARTEMIS ? 1f : memoryRate(flag(UP_MEMORY_RATE),
+        flag(UPLINK_FEEDBACK) + " artemis", flag(UPLINK), config.upMemoryRate(), config.uplink(), dimension, upK);
     return RunPlan.builder()
         .mode(mode.cliName())
         .workers(workers)
