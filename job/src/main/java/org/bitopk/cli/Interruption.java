@@ -1,21 +1,27 @@
 package org.bitopk.cli;
 
 import java.io.PrintStream;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
+import java.io.PrintWriter;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.bitopk.job.ExitCode;
 import sun.misc.Signal;
 
 /**
- * Ctrl-C (SIGINT) and SIGTERM end the job with one line on the console and exit code 130 or 143. The line
- * says where the run stands (its directory, the checkpoints kept, how to continue); the shutdown then runs
- * as usual (Spark stops, the output directory's lease is released), with everything else it prints going to
- * the log. Nothing is deleted: an interrupted run is an unfinished run, resumable from its checkpoints.
+ * Ctrl-C (SIGINT) and SIGTERM end the job with one line on the console and exit code 130 or 143 (0 when the
+ * run had finished). Once a command has begun writing ({@link #deferToMainThread}), the signal only requests
+ * the stop: the main thread honours it at its next safe point ({@link #stopIfRequested}, between rounds, never
+ * inside a write) and writes the line from what the directory then really holds, so its advice can be
+ * followed literally. Before that, nothing is being written and the job ends at once.
  *
- * <p>Installed by the command-line entry point only. A second signal while shutting down halts at once.
+ * <p>Installed by the command-line entry point only. A second signal halts at once.
  */
 public final class Interruption {
-  private static final AtomicBoolean FIRED = new AtomicBoolean();
-  private static volatile Supplier<String> status = () -> "";
+  private static final AtomicReference<Signal> REQUESTED = new AtomicReference<>();
+  private static volatile boolean deferred;
+  private static volatile boolean exiting;
+  /** Hurries the main thread to its next safe point (cancels Spark's running jobs). */
+  private static volatile Runnable hurry = () -> { };
   private static volatile PrintStream console;
 
   private Interruption() {}
@@ -32,32 +38,70 @@ public final class Interruption {
     }
   }
 
-  /** What the interruption line adds after "interrupted by SIGxxx": set by the running command. */
-  public static void status(Supplier<String> describe) {
-    status = describe;
+  /**
+   * From now on a signal only requests the stop, which the main thread carries out at its next
+   * {@link #stopIfRequested}; {@code onRequest} is run by the signal's thread to get there sooner.
+   */
+  public static void deferToMainThread(Runnable onRequest) {
+    hurry = onRequest;
+    deferred = true;
   }
 
-  /** True once a signal was received: the command then prints nothing more. */
-  public static boolean fired() {
-    return FIRED.get();
+  /** Throws {@link Stopped} when a signal asked to stop: call where stopping leaves nothing half written. */
+  public static void stopIfRequested() {
+    Signal signal = REQUESTED.get();
+    if (signal != null && deferred) {
+      throw new Stopped("interrupted by SIG" + signal.getName());
+    }
+  }
+
+  /** True once a signal was received. */
+  public static boolean requested() {
+    return REQUESTED.get() != null;
+  }
+
+  /** True when the signal's own thread printed the line and is exiting: the command prints nothing more. */
+  public static boolean exiting() {
+    return exiting;
+  }
+
+  /**
+   * Prints the interruption line, "interrupted by SIGxxx" and {@code where}, and returns the exit code: 0 when
+   * {@code finished} (the run completed after all), else 128 + the signal's number.
+   */
+  public static int report(PrintWriter err, String where, boolean finished) {
+    Signal signal = Optional.ofNullable(REQUESTED.get()).orElseThrow(() -> new IllegalStateException("no signal"));
+    err.println("bitopk: interrupted by SIG" + signal.getName() + where);
+    err.flush();
+    return finished ? ExitCode.OK : 128 + signal.getNumber();
   }
 
   private static void onSignal(Signal signal) {
     int code = 128 + signal.getNumber();
-    if (!FIRED.compareAndSet(false, true)) {
+    if (!REQUESTED.compareAndSet(null, signal)) {
       Runtime.getRuntime().halt(code);
     }
-    String where;
-    try {
-      where = status.get();
-    } catch (RuntimeException | Error e) {
-      where = "";
+    if (deferred) {
+      try {
+        hurry.run();
+      } catch (RuntimeException e) {
+        // the main thread still stops at its next safe point
+      }
+      return;
     }
+    exiting = true;
     PrintStream out = console;
     if (out != null) {
-      out.println("bitopk: interrupted by SIG" + signal.getName() + where);
+      out.println("bitopk: interrupted by SIG" + signal.getName());
       out.flush();
     }
     System.exit(code);
+  }
+
+  /** Thrown at a safe point after a signal: the run stops there, everything written so far complete. */
+  public static final class Stopped extends RuntimeException {
+    Stopped(String message) {
+      super(message);
+    }
   }
 }

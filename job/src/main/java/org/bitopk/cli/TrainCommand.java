@@ -9,6 +9,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -84,40 +85,55 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
     JavaSparkContext sc = null;
     Path copyLogTo = null;
     Optional<String> logShown = Optional.empty();
+    PreparedRun prepared = null;
     try {
       SparkConf sparkConf = provided == null ? SparkSetup.conf(cfg.master()) : null;
       Configuration hadoop = provided != null ? provided.hadoopConfiguration() : SparkSetup.hadoopConfiguration(sparkConf);
       if (provided == null && FashionMnistPackage.wanted(cfg)) {
         FashionMnistPackage.ensureInstalled(err);   // the main job sets up a fresh machine's default data itself
       }
-      PreparedRun prepared = PreparedRun.check(cfg, hadoop);
+      prepared = PreparedRun.check(cfg, hadoop);
       if (sparkConf != null) {
         String master = sparkConf.get("spark.master");
         MasterUrl.probe(master, MasterUrl.parse(master), MasterUrl.PROBE_TIMEOUT);
       }
+      // From here on the run writes: a signal is carried out by this thread, between writes.
+      AtomicReference<JavaSparkContext> running = new AtomicReference<>();
+      Interruption.deferToMainThread(() -> Optional.ofNullable(running.get()).ifPresent(JavaSparkContext::cancelAllJobs));
       lease = prepared.claim(warnings);
-      Interruption.status(prepared::interruptedStatus);
+      Interruption.stopIfRequested();
       if (log.isPresent()) {
         copyLogTo = startLogFile(log.get(), prepared, hadoop);
         logShown = Optional.of(copyLogTo != null ? copyLogTo.toString() : log.get().location().orElse(""));
       }
       sc = provided != null ? provided : startSpark(sparkConf);
+      running.set(sc);
+      Interruption.stopIfRequested();
       PrintStream console = log.map(DriverLog::consoleErr).orElse(System.err);
       boolean progress = !cfg.quiet() && ProgressDisplay.terminalAttached();
       TrainingRun.Result result = TrainingRun.execute(sc, prepared, lease,
-          new TrainingRun.Options(progress ? console : null, List.of(), warnings));
+          new TrainingRun.Options(progress ? console : null, List.of(), warnings, Interruption::stopIfRequested));
       PrintWriter out = spec.commandLine().getOut();
       out.print(result.summaryText());
       out.flush();
+      if (Interruption.requested()) {
+        // the signal came after the last round: the run was completed instead of being cut short
+        return Interruption.report(err, " after the last round; the run finished: " + prepared.output()
+            + " holds it (_SUCCESS)", true);
+      }
       return ExitCode.OK;
     } catch (Throwable failure) {
+      if (Interruption.exiting()) {
+        return ExitCode.INTERRUPTED;   // the interruption printed its line; the JVM is exiting
+      }
+      if (Interruption.requested() && prepared != null) {
+        LOG.info("stopped by a signal", failure);
+        return Interruption.report(err, prepared.interruptedStatus(), false);
+      }
       if (Failures.isBadInput(failure)) {
         LOG.info("refused: {}", failure.getMessage());
       } else {
         LOG.error("the run failed", failure);
-      }
-      if (Interruption.fired()) {
-        return ExitCode.INTERRUPTED;   // the interruption printed its line; the JVM is exiting
       }
       return Failures.report(failure, err, logShown, verbose);
     } finally {
@@ -152,6 +168,7 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
 
   private static void copyLog(DriverLog log, Path target, RunLease lease) {
     try {
+      lease.check();   // a run that lost its directory leaves its log where it is
       log.moveTo(target, lease.fileSystem().getConf());
     } catch (IOException | RuntimeException | Error e) {
       LOG.warn("cannot copy the driver log to {}: {}", target, e.toString());

@@ -43,10 +43,14 @@ public final class CheckpointStore {
   /** Files already found intact ("name length mtime"): each file is read for its CRC once. */
   private final java.util.Set<String> verified = new HashSet<>();
 
-  private CheckpointStore(FileSystem fs, Path directory, int keep) {
+  /** Run before every change (write, delete): throws when the run may no longer write here. */
+  private final Runnable beforeChange;
+
+  private CheckpointStore(FileSystem fs, Path directory, int keep, Runnable beforeChange) {
     this.fs = fs;
     this.directory = directory;
     this.keep = keep;
+    this.beforeChange = beforeChange;
   }
 
   /**
@@ -57,7 +61,15 @@ public final class CheckpointStore {
     if (keep < 1) {
       throw new IllegalArgumentException("must keep at least one checkpoint, got " + keep);
     }
-    return new CheckpointStore(fs, new Path(runDirectory, DIRECTORY), keep);
+    return new CheckpointStore(fs, new Path(runDirectory, DIRECTORY), keep, () -> { });
+  }
+
+  /**
+   * The same store running {@code check} before every checkpoint write and every deletion of an old one (the
+   * run's lease check: a run that lost its directory neither writes nor prunes there).
+   */
+  public CheckpointStore checkedBy(Runnable check) {
+    return new CheckpointStore(fs, directory, keep, check);
   }
 
   public Path directory() {
@@ -68,6 +80,7 @@ public final class CheckpointStore {
   public Path write(Checkpoint checkpoint) throws IOException {
     byte[] bytes = CheckpointCodec.encode(checkpoint);
     Path target = pathOf(checkpoint.iteration());
+    beforeChange.run();
     try {
       fs.mkdirs(directory);
       AtomicFiles.write(fs, target, out -> out.write(bytes));
@@ -181,6 +194,7 @@ public final class CheckpointStore {
       }
       intact++;
       if (intact > keep) {
+        beforeChange.run();
         fs.delete(path, false);
       }
     }

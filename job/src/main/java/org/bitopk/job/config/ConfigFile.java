@@ -11,9 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.bitopk.job.spark.SparkSetup;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine;
@@ -83,7 +83,8 @@ public final class ConfigFile implements CommandLine.IDefaultValueProvider {
     Map<String, String> values = new LinkedHashMap<>();
     try {
       Path path = new Path(uri);
-      FileSystem fs = path.getFileSystem(new Configuration());
+      // the file systems Spark will have: spark.hadoop.* settings (credentials, schemes) apply here too
+      FileSystem fs = path.getFileSystem(SparkSetup.hadoopConfiguration());
       if (!fs.exists(path)) {
         throw new IllegalArgumentException("--config: file " + uri + " does not exist");
       }

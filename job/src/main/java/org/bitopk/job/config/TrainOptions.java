@@ -8,6 +8,7 @@ import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
 import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.problem.network.ModelSpec;
+import org.bitopk.job.spark.SparkSetup;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
@@ -355,7 +356,7 @@ public class TrainOptions {
 
   /** For reading a model file before Spark starts: the same defaults (core-site.xml...) Spark would load. */
   protected Configuration hadoopConfiguration() {
-    return new Configuration();
+    return SparkSetup.hadoopConfiguration();
   }
 
   /**

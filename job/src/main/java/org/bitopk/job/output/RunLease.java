@@ -205,8 +205,28 @@ public final class RunLease implements AutoCloseable {
     return mine;
   }
 
-  /** @throws LeaseLostException when another run took this directory over; call before writing */
+  /**
+   * Reads the lease file now (not only at the periodic refresh) and throws when it is no longer this run's:
+   * call before every write into the directory, so a run that lost it writes nothing more. A lease file that
+   * cannot be read for another reason (a lost connection) is left to the refresh to judge.
+   *
+   * @throws LeaseLostException when another run took this directory over or the lease file was removed
+   */
   public void check() {
+    if (lost == null) {
+      try {
+        Holder current = readPatiently(fs, file);
+        if (current == null || !current.token().equals(mine.token())) {
+          lost = current == null
+              ? "the lease file " + file + " no longer holds this run's lease"
+              : "the output directory " + directory + " was taken over by " + current.describe(Instant.now());
+        }
+      } catch (FileNotFoundException removed) {
+        lost = "the lease file " + file + " was removed while this run held it";
+      } catch (IOException | RuntimeException | FSError unreadable) {
+        LOG.warn("cannot read the lease {}: {}", file, unreadable.toString());
+      }
+    }
     String reason = lost;
     if (reason != null) {
       throw new LeaseLostException(reason + "; this run stops so that two runs never write into one directory");

@@ -426,15 +426,20 @@ public final class PreparedRun {
   }
 
   /**
-   * Where an interrupted run stands, for the interruption line: the checkpoints kept and how to continue,
-   * or that nothing can be resumed.
+   * Where a run stopped by a signal stands, for the interruption line, from what its directory holds now:
+   * the checkpoints kept and how to continue, or that nothing can be resumed, or that nothing was recorded.
    */
   public String interruptedStatus() {
     try {
-      List<Path> kept = CheckpointStore.in(fs, output, CHECKPOINTS_KEPT).listNewestFirst();
-      if (!kept.isEmpty()) {
-        return "; the unfinished run in " + output + " keeps " + kept.size() + " checkpoint(s), the newest "
-            + kept.get(0).getName() + ": continue it with --resume " + output;
+      RunDirectoryCheck.State now = RunDirectoryCheck.inspect(fs, output);
+      if (now.kind() == RunDirectoryCheck.Kind.EMPTY) {
+        return "; no round of the run was recorded, " + output + " holds nothing of it: run the same command again";
+      }
+      CheckpointStore store = CheckpointStore.in(fs, output, CHECKPOINTS_KEPT);
+      Optional<Checkpoint> newest = store.latest(runId);
+      if (newest.isPresent()) {
+        return "; the unfinished run in " + output + " keeps " + store.listNewestFirst().size() + " checkpoint(s), "
+            + "the newest of iteration " + newest.get().iteration() + ": continue it with --resume " + output;
       }
     } catch (IOException | RuntimeException e) {
       // fall through: say what is known

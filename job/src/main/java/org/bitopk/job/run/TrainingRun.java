@@ -29,6 +29,7 @@ import org.bitopk.job.engine.RunListener;
 import org.bitopk.job.engine.RunPlan;
 import org.bitopk.job.engine.RunSummary;
 import org.bitopk.job.engine.Trainer;
+import org.bitopk.job.engine.VectorCapture;
 import org.bitopk.job.output.AtomicFiles;
 import org.bitopk.job.output.MetricLines;
 import org.bitopk.job.output.ProgressDisplay;
@@ -58,9 +59,15 @@ public final class TrainingRun {
    * How a run talks to its user: the stream of the progress bar (null: no bar), extra listeners, and where
    * one-line warnings go (without the {@code bitopk: warning: } prefix, which the consumer adds).
    */
-  public record Options(PrintStream progress, List<RunListener> listeners, Consumer<String> warnings) {
+  public record Options(PrintStream progress, List<RunListener> listeners, Consumer<String> warnings,
+      Runnable safePoint) {
     public Options {
       listeners = List.copyOf(listeners);
+    }
+
+    /** Options whose run is never asked to stop from outside. */
+    public Options(PrintStream progress, List<RunListener> listeners, Consumer<String> warnings) {
+      this(progress, listeners, warnings, () -> { });
     }
   }
 
@@ -126,13 +133,14 @@ public final class TrainingRun {
       if (resumeFrom != null) {
         warnAbout(continuation, path, resumeFrom.iteration(), options.warnings());
       }
+      lease.check();
       dir.writeConfig(recordedConfig(sc, prepared, problem, plan, path, continuation));
 
       List<RunListener> listeners = new ArrayList<>();
       listeners.add(new LeaseCheck(lease));
       listeners.add(dir);
       if (config.checkpointEvery() > 0) {
-        listeners.add(new CheckpointListener(CheckpointStore.in(fs, path, CHECKPOINTS_KEPT),
+        listeners.add(new CheckpointListener(CheckpointStore.in(fs, path, CHECKPOINTS_KEPT).checkedBy(lease::check),
             config.checkpointEvery(), prepared.totalIterations(), ConfigDigest.of(TrainFlags.of(config)), dir::sync));
       }
       ProgressDisplay display = options.progress() != null
@@ -141,8 +149,9 @@ public final class TrainingRun {
         listeners.add(display);
       }
       listeners.addAll(options.listeners());
+      listeners.add(new SafePoint(options.safePoint()));   // last: after the round's metric line and checkpoint
       try {
-        Result result = run(sc, prepared, plan, problem, listeners, dir, lease, options.warnings());
+        Result result = run(sc, prepared, plan, problem, listeners, dir, lease, options);
         finished = true;
         return result;
       } finally {
@@ -162,7 +171,7 @@ public final class TrainingRun {
   }
 
   private static <S> Result run(JavaSparkContext sc, PreparedRun prepared, RunPlan plan, TrainingProblem<S> problem,
-      List<RunListener> listeners, RunDirectory dir, RunLease lease, Consumer<String> warnings) throws IOException {
+      List<RunListener> listeners, RunDirectory dir, RunLease lease, Options options) throws IOException {
     ModelSaver saver = new ModelSaver(problem, dir, lease);
     List<RunListener> all = new ArrayList<>(listeners);
     all.add(saver);
@@ -171,16 +180,22 @@ public final class TrainingRun {
       trainer.resumeFrom(prepared.checkpoint().toResumePoint());
     }
     if (plan.captureRounds().length > 0) {
-      trainer.captureTo(CaptureFiles.writer(lease.fileSystem(), dir.path(), plan.workers(),
-          prepared.config().densityUp(), plan.uplink().targetK()));
+      VectorCapture files = CaptureFiles.writer(lease.fileSystem(), dir.path(), plan.workers(),
+          prepared.config().densityUp(), plan.uplink().targetK());
+      trainer.captureTo((round, worker, learningRate, compensated) -> {
+        lease.check();
+        files.capture(round, worker, learningRate, compensated);
+      });
     }
+    options.safePoint().run();   // asked to stop while the run was set up: stop before its first round
     RunSummary summary = trainer.run();
     String text = SummaryText.render(summary, dir.path().toString(), saver.file, data(prepared),
         dir.continuation().missingIterations());
     lease.check();
     dir.writeText(RunDirectory.SUMMARY, text);
     dir.close(); // the metrics must be complete on disk before the report reads them
-    writeReport(dir, warnings);
+    lease.check();
+    writeReport(dir, options.warnings());
     lease.check();
     dir.markSuccess();
     return new Result(summary, dir.path().toString(), prepared.runId(), text);
@@ -259,6 +274,24 @@ public final class TrainingRun {
       throw e;
     } catch (RuntimeException e) {
       warnings.accept("no report for " + dir.path() + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * Between rounds, once the round's files are complete: where a request to stop from outside (a signal, whose
+   * handler also cancels the round's Spark job under way) is carried out by throwing. A request after the last
+   * round's safe point lets the run complete: its final files are written and {@code _SUCCESS} last.
+   */
+  private static final class SafePoint implements RunListener {
+    private final Runnable check;
+
+    SafePoint(Runnable check) {
+      this.check = check;
+    }
+
+    @Override
+    public void afterRound(DriverState state) {
+      check.run();
     }
   }
 

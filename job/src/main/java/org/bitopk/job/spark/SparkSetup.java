@@ -49,6 +49,11 @@ public final class SparkSetup {
    * site files plus every {@code spark.hadoop.*} setting (what Spark itself adds to {@code
    * sc.hadoopConfiguration()}), so the output directory and the data can be checked without Spark.
    */
+  public static Configuration hadoopConfiguration() {
+    return hadoopConfiguration(new SparkConf());
+  }
+
+  /** As {@link #hadoopConfiguration()}, with the {@code spark.hadoop.*} settings of {@code conf}. */
   public static Configuration hadoopConfiguration(SparkConf conf) {
     Configuration hadoop = new Configuration();
     for (Tuple2<String, String> entry : conf.getAll()) {

@@ -45,12 +45,18 @@ final class JobProcess {
 
   /** Starts the job with {@code args}; its streams go to files in {@code logs}. */
   static JobProcess start(Path logs, List<String> args) throws IOException {
+    return start(logs, List.of(), args);
+  }
+
+  /** Starts the job with {@code args} in a JVM with the extra options {@code jvmOptions} (e.g. -D settings). */
+  static JobProcess start(Path logs, List<String> jvmOptions, List<String> args) throws IOException {
     Files.createDirectories(logs);
     List<String> command = new ArrayList<>(DEFAULT_SIGNALS);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx1g");
     command.addAll(ChildJvmOptions.CHEAP_START);
     command.addAll(SparkJvmOpens.options());
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(Main.class.getName());
