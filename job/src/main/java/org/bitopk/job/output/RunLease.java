@@ -215,12 +215,7 @@ public final class RunLease implements AutoCloseable {
   public void check() {
     if (lost == null) {
       try {
-        Holder current = readPatiently(fs, file);
-        if (current == null || !current.token().equals(mine.token())) {
-          lost = current == null
-              ? "the lease file " + file + " no longer holds this run's lease"
-              : "the output directory " + directory + " was taken over by " + current.describe(Instant.now());
-        }
+        lost = lossIn(readPatiently(fs, file));
       } catch (FileNotFoundException removed) {
         lost = "the lease file " + file + " was removed while this run held it";
       } catch (IOException | RuntimeException | FSError unreadable) {
@@ -338,13 +333,19 @@ public final class RunLease implements AutoCloseable {
     refresh();
   }
 
+  /** Why the lease file's {@code current} holder (null: unreadable) is not this run, or null when it is. */
+  private String lossIn(Holder current) {
+    if (current == null) {
+      return "the lease file " + file + " no longer holds this run's lease";
+    }
+    return current.token().equals(mine.token()) ? null
+        : "the output directory " + directory + " was taken over by " + current.describe(Instant.now());
+  }
+
   private void refresh() {
     try {
-      Holder current = readPatiently(fs, file);
-      if (current == null || !current.token().equals(mine.token())) {
-        lost = current == null
-            ? "the lease file " + file + " was removed while this run held it"
-            : "the output directory " + directory + " was taken over by " + current.describe(Instant.now());
+      lost = lossIn(readPatiently(fs, file));
+      if (lost != null) {
         LOG.error("{}", lost);
         refresher.shutdown();
         return;
