@@ -10,11 +10,11 @@ import org.bitopk.compression.ValueFormat;
 import picocli.CommandLine;
 
 /**
- * The train flags' names, written here once: the command line's options ({@link TrainOptions}), the messages
- * that name a flag, a run's {@code config.json} and the keys of a grid point all take them from these
- * constants. Keys are the flag names without dashes; {@link #flag} adds them. Besides the names: reading a
- * map of settings into a {@link TrainingConfig} ({@link #configOf}) and writing a config back as such a map
- * ({@link #of}, {@link #recorded}).
+ * The train flags' names, written here once: the command line's options ({@link TrainOptions}), a run's
+ * {@code config.json}, the keys of a grid point and the messages about a flag (which start with its name) all
+ * take them from these constants. Keys are the flag names without dashes; {@link #flag} adds them. Besides the
+ * names: reading a map of settings into a {@link TrainingConfig} ({@link #configOf}) and writing a config back
+ * as such a map ({@link #of}, {@link #recorded}).
  */
 public final class TrainFlags {
   public static final String CONFIG = "config";
