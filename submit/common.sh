@@ -84,6 +84,10 @@ run_submit() {
   local cmd=("$SPARK_SUBMIT" --class "$BITOPK_MAIN_CLASS" "${SUBMIT_EXTRA[@]}" "${SUBMIT_CONF[@]}"
              "${EXPLICIT_CONF[@]}" "$APP_JAR" "${JOB_ARGS[@]}")
   if [[ "${DRY_RUN:-0}" == 1 ]]; then
+    local i
+    for i in "${!cmd[@]}"; do   # the printed command may end up in a log or a terminal: hide the secret
+      [[ "${cmd[$i]}" != spark.authenticate.secret=* ]] || cmd[$i]="spark.authenticate.secret=<hidden>"
+    done
     printf '%q ' "${cmd[@]}"
     printf '\n'
     return 0
@@ -121,6 +125,53 @@ parse_common() {
     esac
   done
   load_defaults "$DEFAULTS_FILE"
+}
+
+# Spark's RPC authentication, RPC encryption (AES-GCM over the authenticated channel) and the encryption of
+# blocks written to local disks (shuffle, spills, cached blocks): on in every cluster script unless --insecure.
+SECURITY_CONF=(--conf spark.authenticate=true --conf spark.network.crypto.enabled=true
+               --conf spark.io.encryption.enabled=true)
+SECURITY=on
+
+# parse_security_option ARGS...: the cluster scripts' --insecure (call it from parse_specific).
+parse_security_option() {
+  [[ "$1" == --insecure ]] || return 1
+  SECURITY=off
+  SHIFT_BY=1
+}
+
+# Adds SECURITY_CONF after the defaults file's settings (an explicit --conf still wins), unless --insecure.
+add_security_conf() {
+  [[ "$SECURITY" == on ]] || return 0
+  SUBMIT_CONF+=("${SECURITY_CONF[@]}")
+}
+
+# read_secret_file FILE: sets SECRET from the file's first line; refuses a file that others may read.
+read_secret_file() {
+  local file="$1" mode
+  [[ -f "$file" && -r "$file" ]] || die "secret file not found or not readable: $file"
+  mode="$(stat -c %a -- "$file" 2>/dev/null || stat -f %Lp -- "$file")" \
+    || die "cannot read the permissions of the secret file $file"
+  (( (8#$mode & 8#077) == 0 )) \
+    || die "secret file $file has mode $mode: group and others must have no access (chmod 600 $file)"
+  IFS= read -r SECRET < "$file" || true
+  [[ -n "$SECRET" ]] || die "secret file $file is empty (expected the shared secret on its first line)"
+  require_strong_secret "$file"
+}
+
+# require_strong_secret WHERE: a guessable secret would let any host on the network join the cluster.
+require_strong_secret() {
+  (( ${#SECRET} >= 16 )) \
+    || die "the shared secret from $1 has ${#SECRET} characters: use at least 16 (e.g. openssl rand -hex 32)"
+}
+
+# The --help paragraph of the cluster scripts whose cluster manager makes the secret itself.
+generated_secret_help() {
+  print_text <<HELP
+Security (on by default): the script sets spark.authenticate=true, spark.network.crypto.enabled=true and
+spark.io.encryption.enabled=true; $1 generates a secret per application and hands it to the executors.
+  --insecure           leave all three to the cluster's own configuration (Spark's default: off)
+HELP
 }
 
 # The part of --help every script shares.

@@ -27,8 +27,7 @@ Options:
 
 $(common_options_help)
 
-Security: on Kubernetes Spark generates the spark.authenticate secret per application and hands it to the
-executor pods; just set spark.authenticate=true (see spark-defaults.conf).
+$(generated_secret_help Kubernetes)
 
 Example:
   $BITOPK_SCRIPT_NAME --master k8s://https://kube:6443 --image registry/bitopk:0.1.0 --executors 4 \\
@@ -52,7 +51,7 @@ parse_specific() {
     --executors) require_value "$@"; require_positive_int "$1" "$2"; EXECUTORS="$2"; SHIFT_BY=2 ;;
     --executor-cores) require_value "$@"; require_positive_int "$1" "$2"; EXECUTOR_CORES="$2"; SHIFT_BY=2 ;;
     --executor-memory) require_value "$@"; EXECUTOR_MEMORY="$2"; SHIFT_BY=2 ;;
-    *) return 1 ;;
+    *) parse_security_option "$@" ;;
   esac
 }
 
@@ -62,6 +61,7 @@ find_spark_submit
 [[ "$MASTER" == k8s://* ]] || die "--master must look like k8s://https://HOST:PORT, got '$MASTER'"
 [[ -n "$IMAGE" ]] || die "no container image given: pass --image IMAGE (see submit/Dockerfile)"
 find_app_jar "${JAR_OPTION:-local:///opt/bitopk/bitopk-job-app.jar}"
+add_security_conf
 SUBMIT_EXTRA+=(--master "$MASTER" --deploy-mode cluster)
 SUBMIT_CONF+=(--conf "spark.kubernetes.container.image=$IMAGE"
               --conf "spark.kubernetes.namespace=$NAMESPACE"

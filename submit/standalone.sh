@@ -25,8 +25,15 @@ Options:
 
 $(common_options_help)
 
-Security: set spark.authenticate=true and the same spark.authenticate.secret on every daemon and here
-(see the comments in spark-defaults.conf).
+Security (on by default):
+  --secret-file FILE   the cluster's shared secret, on the file's first line; the file must not be readable
+                       by group or others (chmod 600). Without it: \$BITOPK_SPARK_SECRET
+  --insecure           submit without authentication and encryption (the cluster's own settings apply)
+The script sets spark.authenticate=true, spark.network.crypto.enabled=true, spark.io.encryption.enabled=true
+and spark.authenticate.secret. The Master and every Worker need spark.authenticate=true,
+spark.network.crypto.enabled=true and the same secret in their own conf/spark-defaults.conf, else they and the
+application refuse each other. Without a secret and without --insecure the script refuses to submit; every
+refusal is one line and exit status 2.
 
 Example:
   $BITOPK_SCRIPT_NAME --master spark://head:7077 --executors 4 -- train --workers 4 --out hdfs:///runs/a
@@ -39,6 +46,7 @@ EXECUTOR_CORES=1
 EXECUTOR_MEMORY=""
 DRIVER_MEMORY=""
 DEPLOY_MODE=client
+SECRET_FILE=""
 parse_specific() {
   case "$1" in
     --master) require_value "$@"; MASTER="$2"; SHIFT_BY=2 ;;
@@ -47,8 +55,23 @@ parse_specific() {
     --executor-memory) require_value "$@"; EXECUTOR_MEMORY="$2"; SHIFT_BY=2 ;;
     --driver-memory) require_value "$@"; DRIVER_MEMORY="$2"; SHIFT_BY=2 ;;
     --deploy-mode) require_value "$@"; DEPLOY_MODE="$2"; SHIFT_BY=2 ;;
-    *) return 1 ;;
+    --secret-file) require_value "$@"; SECRET_FILE="$2"; SHIFT_BY=2 ;;
+    *) parse_security_option "$@" ;;
   esac
+}
+
+# A standalone cluster has no per-application secret: every daemon and submitter shares one.
+standalone_secret() {
+  [[ "$SECURITY" == on ]] || { [[ -z "$SECRET_FILE" ]] || die "--insecure and --secret-file contradict each other: pass one"; return 0; }
+  if [[ -n "$SECRET_FILE" ]]; then
+    read_secret_file "$SECRET_FILE"
+  elif [[ -n "${BITOPK_SPARK_SECRET:-}" ]]; then
+    SECRET="$BITOPK_SPARK_SECRET"
+    require_strong_secret "\$BITOPK_SPARK_SECRET"
+  else
+    die "no shared secret for the standalone cluster: pass --secret-file FILE or set BITOPK_SPARK_SECRET (or --insecure to submit unauthenticated and unencrypted)"
+  fi
+  SUBMIT_CONF+=(--conf "spark.authenticate.secret=$SECRET")
 }
 
 parse_common "$@"
@@ -57,6 +80,8 @@ find_spark_submit
 [[ "$MASTER" == spark://* ]] || die "--master must look like spark://HOST:PORT, got '$MASTER'"
 [[ "$DEPLOY_MODE" == client || "$DEPLOY_MODE" == cluster ]] || die "--deploy-mode must be client or cluster, got '$DEPLOY_MODE'"
 find_app_jar "$JAR_OPTION"
+standalone_secret
+add_security_conf
 SUBMIT_EXTRA+=(--master "$MASTER" --deploy-mode "$DEPLOY_MODE")
 SUBMIT_CONF+=(--conf "spark.executor.cores=$EXECUTOR_CORES"
               --conf "spark.cores.max=$((EXECUTORS * EXECUTOR_CORES))")

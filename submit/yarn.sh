@@ -27,8 +27,7 @@ $(common_options_help)
 
 A failed run is not started again by YARN (spark.yarn.maxAppAttempts=1): continue it with the job's --resume.
 
-Security: YARN generates and distributes the spark.authenticate secret itself; just set
-spark.authenticate=true (see spark-defaults.conf).
+$(generated_secret_help YARN)
 
 Example:
   $BITOPK_SCRIPT_NAME --executors 8 --queue ml -- train --workers 8 --out hdfs:///user/me/runs/topk
@@ -49,7 +48,7 @@ parse_specific() {
     --driver-memory) require_value "$@"; DRIVER_MEMORY="$2"; SHIFT_BY=2 ;;
     --queue) require_value "$@"; QUEUE="$2"; SHIFT_BY=2 ;;
     --deploy-mode) require_value "$@"; DEPLOY_MODE="$2"; SHIFT_BY=2 ;;
-    *) return 1 ;;
+    *) parse_security_option "$@" ;;
   esac
 }
 
@@ -58,6 +57,7 @@ find_spark_submit
 [[ "$DEPLOY_MODE" == client || "$DEPLOY_MODE" == cluster ]] || die "--deploy-mode must be client or cluster, got '$DEPLOY_MODE'"
 [[ -n "${HADOOP_CONF_DIR:-}${YARN_CONF_DIR:-}" ]] || die "neither HADOOP_CONF_DIR nor YARN_CONF_DIR is set: spark-submit cannot find the YARN ResourceManager"
 find_app_jar "$JAR_OPTION"
+add_security_conf
 SUBMIT_EXTRA+=(--master yarn --deploy-mode "$DEPLOY_MODE")
 SUBMIT_CONF+=(--conf "spark.executor.instances=$EXECUTORS"
               --conf "spark.executor.cores=$EXECUTOR_CORES"

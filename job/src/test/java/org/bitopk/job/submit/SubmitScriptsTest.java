@@ -33,6 +33,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class SubmitScriptsTest {
 
+  /** The standalone script's shared secret from the environment (the other scripts ignore it). */
+  static final String SECRET_VARIABLE = "BITOPK_SPARK_SECRET";
+  static final String SECRET = "0123456789abcdef-test-secret";
+
   static final Path SUBMIT = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().getParent()
       .resolve("submit");
 
@@ -63,7 +67,8 @@ class SubmitScriptsTest {
     List<String> args = new ArrayList<>(options);
     args.addAll(List.of("--jar", jar.toString(), "--conf", "spark.executor.memory=7g", "--",
         "train", "--workers", "3", "--out", "dir with space"));
-    Result result = run(script, args, fakeSparkSubmit(tmp), tmp, Map.of("HADOOP_CONF_DIR", tmp.toString()));
+    Result result = run(script, args, fakeSparkSubmit(tmp), tmp,
+        Map.of("HADOOP_CONF_DIR", tmp.toString(), SECRET_VARIABLE, SECRET));
     assertEquals(0, result.exit, result.toString());
     List<String> argv = recordedArgv(tmp);
 
