@@ -45,7 +45,7 @@ class YarnSubmitTest {
     try (YarnCluster yarn = YarnCluster.start(tmp.resolve("yarn"))) {
       List<String> command = new ArrayList<>(List.of("/bin/bash", SUBMIT.resolve("yarn.sh").toString(),
           "--executors", "2", "--executor-cores", "1", "--executor-memory", "768m", "--driver-memory", "768m",
-          "--jar", yarn.applicationJar().toString()));
+          "--jar", yarn.applicationJar().toString(), "--insecure"));
       yarn.sparkConf().forEach((k, v) -> command.addAll(List.of("--conf", k + "=" + v)));
       command.add("--");
       command.addAll(JOB);
