@@ -156,6 +156,8 @@ public final class PreparedRun {
             + "('run' key)");
       }
       checkpoint = latestCheckpoint(fs, path, runId, ConfigDigest.of(TrainFlags.of(resolved)));
+      InputFingerprint.requireUnchanged(previous, new Path(path, RunDirectory.CONFIG),
+          InputFingerprint.of(resolved, conf));
     } else {
       runId = path.getName() + "-" + UUID.randomUUID().toString().substring(0, 8);
     }

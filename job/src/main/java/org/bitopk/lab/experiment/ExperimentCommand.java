@@ -12,6 +12,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.job.BadInputException;
 import org.bitopk.job.checkpoint.CheckpointStore;
 import org.bitopk.job.config.TrainFlags;
 import org.bitopk.job.config.TrainingConfig;
@@ -19,6 +20,7 @@ import org.bitopk.job.engine.TrainingDivergedException;
 import org.bitopk.job.output.MachineEnvironment;
 import org.bitopk.job.output.ProgressDisplay;
 import org.bitopk.job.output.RunDirectory;
+import org.bitopk.job.run.PreparedRun;
 import org.bitopk.job.run.TrainingRun;
 import org.bitopk.job.spark.SparkSetup;
 import picocli.CommandLine.Command;
@@ -143,6 +145,17 @@ public final class ExperimentCommand implements Callable<Integer> {
       throws IOException {
     Path dir = new Path(out);
     FileSystem fs = dir.getFileSystem(sc.hadoopConfiguration());
+    // Every point is checked (settings, data, model, shards, its directory) before the first one runs.
+    for (GridPoint point : grid.points()) {
+      Path runDir = fs.makeQualified(new Path(dir, point.name()));
+      if (!fs.exists(new Path(runDir, RunDirectory.SUCCESS))) {
+        try {
+          PreparedRun.check(pointConfig(fs, runDir, point, progress), sc.hadoopConfiguration());
+        } catch (IllegalArgumentException e) {
+          throw new BadInputException("point " + point.name() + ": " + e.getMessage(), e);
+        }
+      }
+    }
     fs.mkdirs(dir);
     try (OutputStream stream = fs.create(new Path(dir, ExperimentResults.GRID_FILE), true)) {
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(stream, grid.source());
@@ -159,15 +172,9 @@ public final class ExperimentCommand implements Callable<Integer> {
         console.flush();
         continue;
       }
-      boolean resume = fs.exists(runDir)
-          && CheckpointStore.in(fs, runDir, 2).latest().isPresent();
-      // A run of this point that died before its first checkpoint has nothing to resume from: the runner owns
-      // its point directories, so it starts the point over (the run lease still refuses a run that is alive).
-      boolean restart = !resume && fs.exists(new Path(runDir, RunDirectory.CONFIG));
-      TrainingConfig config = TrainFlags.configOf(point.settings()).toBuilder()
-          .output(runDir.toString()).resume(resume).overwrite(restart).quiet(!progress).build();
-      console.println(prefix + (resume ? "resuming from its newest checkpoint"
-          : restart ? "starting over (its earlier run stopped before a checkpoint)" : "starting"));
+      TrainingConfig config = pointConfig(fs, runDir, point, progress);
+      console.println(prefix + (config.resume() ? "resuming from its newest checkpoint"
+          : config.overwrite() ? "starting over (its earlier run stopped before a checkpoint)" : "starting"));
       console.flush();
       long start = System.nanoTime();
       TrainingRun.Result result;
@@ -192,6 +199,17 @@ public final class ExperimentCommand implements Callable<Integer> {
     }
     environment.finishInto(fs, dir);
     return diverged;
+  }
+
+  /** How a point that is not finished runs now: started, resumed from its newest checkpoint, or started over. */
+  private static TrainingConfig pointConfig(FileSystem fs, Path runDir, GridPoint point, boolean progress)
+      throws IOException {
+    boolean resume = fs.exists(runDir) && CheckpointStore.in(fs, runDir, 2).latest().isPresent();
+    // A run of this point that died before its first checkpoint has nothing to resume from: the runner owns
+    // its point directories, so it starts the point over (the run lease still refuses a run that is alive).
+    boolean restart = !resume && fs.exists(new Path(runDir, RunDirectory.CONFIG));
+    return TrainFlags.configOf(point.settings()).toBuilder().output(runDir.toString()).resume(resume)
+        .overwrite(restart).quiet(!progress).build();
   }
 
   private CommandLine.ParameterException usage(String message) {

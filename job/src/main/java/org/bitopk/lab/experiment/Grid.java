@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
@@ -169,6 +170,10 @@ public final class Grid {
       settings.keySet().removeAll(TrainFlags.notApplicableTo(values.getOrDefault(TrainFlags.MODE,
           base.get(TrainFlags.MODE))));
       settings.putAll(values);
+      Optional<String> refused = GridPoint.refusal(pointName);
+      if (refused.isPresent()) {
+        throw new IllegalArgumentException(source + ": point " + i + ": " + refused.get());
+      }
       Integer earlier = names.put(pointName, i);
       if (earlier != null) {
         throw new IllegalArgumentException(source + ": duplicate point name '" + pointName + "' (points " + earlier

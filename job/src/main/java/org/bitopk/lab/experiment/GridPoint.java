@@ -3,6 +3,9 @@ package org.bitopk.lab.experiment;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.bitopk.job.output.MachineEnvironment;
 
 /**
  * One run of a grid: its directory name under the experiment's output, its complete settings (train flag
@@ -13,6 +16,28 @@ public record GridPoint(String name, Map<String, String> settings, Map<String, S
     Objects.requireNonNull(name, "name");
     settings = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(settings));
     coordinates = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(coordinates));
+  }
+
+  /** The experiment directory's own files, which no point's directory may replace. */
+  private static final Set<String> RESERVED = Set.of(ExperimentResults.GRID_FILE, "results.csv", "results.md",
+      MachineEnvironment.FILE);
+
+  /**
+   * Why {@code name} cannot be a point's directory, or empty: it must be one directory name inside the
+   * experiment directory (no '/', '\' or ':' (which Hadoop paths read as a scheme), not starting with '.', so
+   * never '..'), and none of the experiment's own files.
+   */
+  static Optional<String> refusal(String name) {
+    if (name.isEmpty() || name.contains("/") || name.contains("\\") || name.contains(":")
+        || name.startsWith(".")) {
+      return Optional.of("name '" + name + "' must be a single directory name inside --out (not empty, no '/', "
+          + "'\\' or ':', not starting with '.')");
+    }
+    if (RESERVED.contains(name)) {
+      return Optional.of("name '" + name + "' is one of the experiment directory's own files (" + String.join(", ",
+          new java.util.TreeSet<>(RESERVED)) + ")");
+    }
+    return Optional.empty();
   }
 
   /**
