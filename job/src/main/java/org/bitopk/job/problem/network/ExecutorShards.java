@@ -9,6 +9,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.storage.StorageLevel;
 import org.apache.spark.util.SerializableConfiguration;
 import org.bitopk.datasets.Datasets;
@@ -21,18 +22,26 @@ import org.bitopk.datasets.WorkerShard;
  * passes through the driver's network link: partition i is worker i's shard, built where it is cached by
  * loading the data set with the same reader as the driver and cutting it with the same {@link ShardSplitter}
  * rules and seed, hence value for value the shard the driver would have cut. A task carries only this recipe
- * (names, the seed, the Hadoop configuration); a lost partition is rebuilt from the files the same way.
+ * (names, the seed) and the Hadoop configuration as a broadcast, fetched once per executor: inside the lineage
+ * the configuration would travel with every round's task, since each round's RDD descends from this one. A
+ * lost partition is rebuilt from the files the same way.
  *
  * <p>The data directory must therefore be readable from every executor (a shared or distributed file system,
  * or the same local path on every machine), as for table input. An executor JVM loads the data set once for
  * all its partitions (kept softly, so the memory is returned once the shards are cached).
  */
-final class ExecutorShards {
-  private ExecutorShards() {}
+final class ExecutorShards implements AutoCloseable {
+  private final JavaRDD<WorkerShard> rdd;
+  private final Broadcast<SerializableConfiguration> hadoop;
+
+  private ExecutorShards(JavaRDD<WorkerShard> rdd, Broadcast<SerializableConfiguration> hadoop) {
+    this.rdd = rdd;
+    this.hadoop = hadoop;
+  }
 
   /** What an executor needs to build any worker's shard. */
   record Recipe(String dataset, String dataPath, int workers, boolean nonIid, long seed,
-      SerializableConfiguration hadoop) implements Serializable {
+      Broadcast<SerializableConfiguration> hadoop) implements Serializable {
     Recipe {
       Objects.requireNonNull(dataset, "dataset");
       Objects.requireNonNull(dataPath, "dataPath (empty for the data set's default location)");
@@ -43,18 +52,29 @@ final class ExecutorShards {
     }
   }
 
-  /** The cached RDD of {@code recipe.workers()} partitions, partition i holding worker i's shard; materialised. */
-  static JavaRDD<WorkerShard> distribute(JavaSparkContext sc, String dataset, String dataPath, int workers,
+  /** The cached RDD of {@code workers} partitions, partition i holding worker i's shard; materialised. */
+  static ExecutorShards distribute(JavaSparkContext sc, String dataset, String dataPath, int workers,
       boolean nonIid, long seed, String name) {
-    Recipe recipe = new Recipe(dataset, dataPath, workers, nonIid, seed,
-        new SerializableConfiguration(sc.hadoopConfiguration()));
+    Broadcast<SerializableConfiguration> hadoop =
+        sc.broadcast(new SerializableConfiguration(sc.hadoopConfiguration()));
+    Recipe recipe = new Recipe(dataset, dataPath, workers, nonIid, seed, hadoop);
     List<Integer> ids = java.util.stream.IntStream.range(0, workers).boxed().toList();
     JavaRDD<WorkerShard> rdd = sc.parallelize(ids, workers)
         .mapPartitionsWithIndex(new BuildShard(recipe), true)
         .setName(name)
         .persist(StorageLevel.MEMORY_ONLY());
     rdd.count(); // materialises the cache once, outside the training loop
+    return new ExecutorShards(rdd, hadoop);
+  }
+
+  JavaRDD<WorkerShard> rdd() {
     return rdd;
+  }
+
+  @Override
+  public void close() {
+    rdd.unpersist(false);
+    hadoop.destroy();
   }
 
   /** Partition i → worker i's shard, cut on the executor from the data set's files. */
@@ -89,7 +109,7 @@ final class ExecutorShards {
       if (cached != null && recipe.key().equals(lastKey)) {
         return cached;
       }
-      Configuration conf = recipe.hadoop().value();
+      Configuration conf = recipe.hadoop().value().value();
       LabeledImages train = Datasets.load(recipe.dataset(), recipe.dataPath().isEmpty() ? null : recipe.dataPath(),
           conf).train();
       lastKey = recipe.key();

@@ -22,8 +22,8 @@ import org.deeplearning4j.util.ModelSerializer;
 public final class ImageProblem implements TrainingProblem<WorkerShard> {
   private final String name;
   private final LabeledImages test;
-  /** The broadcasts of shards cut on the driver; empty when the executors read their shards. */
-  private final Optional<WorkerPartitions<WorkerShard>> partitions;
+  /** Frees the shards' cache and the broadcasts behind it. */
+  private final Runnable release;
   private final JavaRDD<WorkerShard> shards;
   private final int workers;
   private final int iterationsPerEpoch;
@@ -74,14 +74,15 @@ public final class ImageProblem implements TrainingProblem<WorkerShard> {
     this.iterationsPerEpoch = rounds;
     String rddName = "worker shards (" + workers + " workers)";
     if (readFrom.isPresent()) {
-      this.shards = ExecutorShards.distribute(sc, dataset, readFrom.get(), workers, nonIid, seed, rddName);
-      this.partitions = Optional.empty();
+      ExecutorShards read = ExecutorShards.distribute(sc, dataset, readFrom.get(), workers, nonIid, seed, rddName);
+      this.shards = read.rdd();
+      this.release = read::close;
     } else {
       List<WorkerShard> list = nonIid ? ShardSplitter.nonIid(train, workers, seed)
           : ShardSplitter.iid(train, workers, seed);
       WorkerPartitions<WorkerShard> broadcast = WorkerPartitions.distribute(sc, list, rddName);
       this.shards = broadcast.rdd();
-      this.partitions = Optional.of(broadcast);
+      this.release = broadcast::close;
     }
     this.driverNetwork = factory.newNetwork();
   }
@@ -138,6 +139,6 @@ public final class ImageProblem implements TrainingProblem<WorkerShard> {
 
   @Override
   public void close() {
-    partitions.ifPresentOrElse(WorkerPartitions::close, () -> shards.unpersist(false));
+    release.run();
   }
 }
