@@ -11,6 +11,7 @@ BITOPK_COMMON="${BASH_SOURCE[0]%/*}/common.sh"
 [[ -f "$BITOPK_COMMON" ]] || { echo "netlab.sh: error: $BITOPK_COMMON not found (keep the submit/ scripts together)" >&2; exit 2; }
 source "$BITOPK_COMMON"
 locate_repo "${BASH_SOURCE[0]}"
+source "$BITOPK_SUBMIT_DIR/netlab-security.sh"
 
 usage() {
   print_text <<HELP
@@ -41,6 +42,7 @@ Options:
                        e.g. --fault 1:r9:down=30 --fault 2:+60:loss=5
   --probe MB           before the job, time an MB-megabyte TCP transfer from host 1 to host 0 and record
                        the measured rate in netlab.json (default 0: no probe)
+$(lab_security_help)
   --time-limit S       every process the lab starts is stopped after S seconds (default 3600)
   --lab-dir DIR        logs, Spark home, counters (default: runs/netlab-<UTC time>-<PID>)
   --cleanup            remove what killed invocations left (namespaces bk<PID>-*, their processes, the
@@ -86,6 +88,7 @@ while [[ $# -gt 0 ]]; do
     --time-limit) require_value "$@"; require_positive_int "$1" "$2"; TIME_LIMIT="$2"; shift 2 ;;
     --lab-dir) require_value "$@"; LAB_DIR="$2"; shift 2 ;;
     --cleanup) CLEANUP_ONLY=1; shift ;;
+    --secure|--rogue) parse_lab_security_option "$1"; shift ;;
     --) shift; JOB_ARGS+=("$@"); break ;;
     -*) die "unknown option $1 (see --help; the job's own options go after --)" ;;
     *) JOB_ARGS+=("$@"); break ;;
@@ -320,20 +323,26 @@ shape() {
     tc -n "$ns" qdisc add dev "$dev" $parent handle 2: tbf rate "$rate" burst "$burst" latency 50ms
   fi
 }
+# attach_host I: host I's namespace, its link to the bridge and its address, unshaped.
+attach_host() {
+  local i="$1" ns
+  ns="$(host_ns "$i")"
+  ip netns add "$ns"; CREATED_NS+=("$ns")
+  ip link add "$(host_link "$i")" netns "$ns" type veth peer name "$(port_link "$i")" netns "$BRIDGE_NS"
+  ip -n "$BRIDGE_NS" link set "$(port_link "$i")" master "$BRIDGE"
+  ip -n "$BRIDGE_NS" link set "$(port_link "$i")" up
+  ip -n "$ns" addr add "$(host_address "$i")/24" dev "$(host_link "$i")"
+  ip -n "$ns" link set "$(host_link "$i")" up
+  ip -n "$ns" link set lo up
+}
 create_network() {
   ip netns add "$BRIDGE_NS"; CREATED_NS+=("$BRIDGE_NS")
   ip -n "$BRIDGE_NS" link add "$BRIDGE" type bridge
   ip -n "$BRIDGE_NS" link set "$BRIDGE" up
   local i ns
   for ((i = 0; i <= HOSTS; i++)); do
+    attach_host "$i"
     ns="$(host_ns "$i")"
-    ip netns add "$ns"; CREATED_NS+=("$ns")
-    ip link add "$(host_link "$i")" netns "$ns" type veth peer name "$(port_link "$i")" netns "$BRIDGE_NS"
-    ip -n "$BRIDGE_NS" link set "$(port_link "$i")" master "$BRIDGE"
-    ip -n "$BRIDGE_NS" link set "$(port_link "$i")" up
-    ip -n "$ns" addr add "$(host_address "$i")/24" dev "$(host_link "$i")"
-    ip -n "$ns" link set "$(host_link "$i")" up
-    ip -n "$ns" link set lo up
     # what the host sends: delay, loss, rate; what it receives: the rate
     shape "$ns" "$(host_link "$i")" "${HOST_RATE[$i]}" "${HOST_DELAY[$i]}" "${HOST_LOSS[$i]}"
     shape "$BRIDGE_NS" "$(port_link "$i")" "${HOST_RATE[$i]}" 0ms 0
@@ -366,12 +375,12 @@ start_cluster() {
   local -a java
   mapfile -t java < <(daemon_java)
   in_host 0 master "${java[@]}" org.apache.spark.deploy.master.Master --host "$(host_address 0)" \
-    --port "$MASTER_PORT" --webui-port "$MASTER_UI_PORT"
+    --port "$MASTER_PORT" --webui-port "$MASTER_UI_PORT" "${DAEMON_SECURITY[@]}"
   local i
   for ((i = 1; i <= HOSTS; i++)); do
     mkdir -p "$LAB_DIR/work/host-$i"
     in_host "$i" "worker-$i" "${java[@]}" org.apache.spark.deploy.worker.Worker --host "$(host_address "$i")" \
-      --cores "$CORES" --memory "$MEMORY" --work-dir "$LAB_DIR/work/host-$i" "$MASTER_URL"
+      --cores "$CORES" --memory "$MEMORY" --work-dir "$LAB_DIR/work/host-$i" "${DAEMON_SECURITY[@]}" "$MASTER_URL"
   done
 }
 
@@ -459,7 +468,7 @@ run_driver() {
     "-Dspark.executorEnv.OMP_NUM_THREADS=1" "-Dspark.executor.memory=$MEMORY" \
     "-Dspark.executor.cores=$CORES" "-Dspark.cores.max=$((HOSTS * CORES))" \
     "-Dspark.scheduler.minRegisteredResourcesRatio=1.0" "-Dspark.scheduler.maxRegisteredResourcesWaitingTime=120s" \
-    -cp "$CP" "$BITOPK_MAIN_CLASS" "${JOB_ARGS[@]}"
+    "${DRIVER_SECURITY[@]}" -cp "$CP" "$BITOPK_MAIN_CLASS" "${JOB_ARGS[@]}"
   DRIVER_PID=$LAST_PID
 }
 
@@ -508,6 +517,8 @@ done
 
 echo "netlab.sh: ${PREFIX}: $((HOSTS + 1)) hosts (${ADDRESS_BASE}1 driver and Master, ${ADDRESS_BASE}2..$((HOSTS + 1)) workers), lab directory $LAB_DIR" >&2
 create_network
+create_rogue_host
+prepare_lab_security
 start_cluster
 await_workers
 probe
@@ -516,6 +527,7 @@ start_sampler
 JOB_START=$SECONDS
 : > "$LAB_DIR/logs/driver.log"
 run_driver
+start_rogue
 # the driver's console is its log; show it as it comes
 tail --pid="$DRIVER_PID" -n +1 -f "$LAB_DIR/logs/driver.log" &
 TAIL_PID=$!
@@ -528,6 +540,7 @@ set +e
 wait "$DRIVER_PID"
 JOB_STATUS=$?
 set -e
+await_rogue
 wait "$TAIL_PID" 2>/dev/null || true
 snapshot after
 

@@ -1,0 +1,133 @@
+package org.bitopk.lab.network;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+import org.bitopk.job.SparkJvmOpens;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Spark's security on the network lab in miniature: two worker hosts and a rogue host on one bridge, a few
+ * rounds. With {@code --secure} the rogue host (no secret) is refused at every attempt — registering a Worker,
+ * submitting an application, fetching the driver's broadcast blocks without a secret and with a wrong one —
+ * and the Master's and driver's logs name the refusals. The same lab without the secret is the control: there
+ * the same attempts succeed (so they are real attempts), and both runs train bit for bit alike (every metric
+ * but the timings, and every file of the final model). Needs root; skipped with the reason where that is
+ * missing.
+ */
+class SecureLabTest {
+  private static final Path ROOT = SparkJvmOpens.projectRoot();
+  private static final int ROUNDS = 6;
+
+  @TempDir
+  Path tmp;
+
+  @Test
+  void aHostWithoutTheSecretIsRefusedAndTrainingIsUnchanged() throws Exception {
+    String missing = NetworkLabTest.missingPrivileges();
+    Assumptions.assumeTrue(missing.isEmpty(), missing);
+
+    Path secure = lab("secure", true);
+    Path open = lab("open", false);
+
+    JsonNode refused = rogue(secure);
+    assertFalse(refused.path("register_worker").path("accepted").asBoolean(true), refused.toString());
+    assertFalse(refused.path("submit_application").path("accepted").asBoolean(true), refused.toString());
+    assertTrue(refused.path("submit_application").path("exit_status").asInt() != 0, refused.toString());
+    for (String fetch : List.of("fetch_broadcast_without_secret", "fetch_broadcast_wrong_secret")) {
+      assertTrue(refused.path(fetch).path("tried").asInt() > 0, fetch + ": " + refused);
+      assertEquals(0, refused.path(fetch).path("fetched").asInt(), fetch + ": " + refused);
+    }
+    assertTrue(refused.path("master_log_refusals").asInt() > 0, "the Master's log names no refusal: " + refused);
+    assertTrue(refused.path("driver_log_refusals").asInt() > 0, "the driver's log names no refusal: " + refused);
+
+    JsonNode accepted = rogue(open);
+    assertTrue(accepted.path("register_worker").path("accepted").asBoolean(), accepted.toString());
+    assertTrue(accepted.path("submit_application").path("accepted").asBoolean(), accepted.toString());
+    assertTrue(accepted.path("fetch_broadcast_without_secret").path("fetched").asInt() > 0, accepted.toString());
+
+    assertEquals(metricsWithoutTimings(open.resolve("run")), metricsWithoutTimings(secure.resolve("run")));
+    Map<String, String> model = zipDigests(open.resolve("run/model.zip"));
+    assertFalse(model.isEmpty());
+    assertEquals(model, zipDigests(secure.resolve("run/model.zip")));
+  }
+
+  /** Runs the lab (2 worker hosts, a rogue host) and returns its directory; the run is in its run/. */
+  private Path lab(String name, boolean withSecret) throws IOException, InterruptedException {
+    Path lab = tmp.resolve(name);
+    Path log = tmp.resolve(name + ".log");
+    List<String> command = new ArrayList<>(List.of(ROOT.resolve("submit/netlab.sh").toString(), "--hosts", "2",
+        "--rogue", "--time-limit", "400", "--lab-dir", lab.toString()));
+    if (withSecret) {
+      command.add("--secure");
+    }
+    command.addAll(List.of("--", "train", "--workers", "2", "--mode", "bidirectional", "--density-up", "0.01",
+        "--density-down", "0.01", "--max-iterations", Integer.toString(ROUNDS), "--batch-size", "32", "--seed", "7",
+        "--quiet", "--output", lab.resolve("run").toString()));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    builder.environment().put("BITOPK_CLASSPATH", System.getProperty("java.class.path"));
+    Process netlab = builder.start();
+    if (!netlab.waitFor(420, TimeUnit.SECONDS)) {
+      netlab.destroy();   // SIGTERM: the lab tears itself down
+      netlab.waitFor(60, TimeUnit.SECONDS);
+      throw new AssertionError("netlab.sh still running after 420 s; log:\n" + Files.readString(log));
+    }
+    assertEquals(0, netlab.exitValue(), Files.readString(log));
+    return lab;
+  }
+
+  private static JsonNode rogue(Path lab) throws IOException {
+    Path file = lab.resolve("rogue.json");
+    assertTrue(Files.exists(file), "no rogue.json in " + lab);
+    return new ObjectMapper().readTree(file.toFile());
+  }
+
+  /** Every iteration line without its wall-clock fields and the run's random id, which differ between runs. */
+  private static List<JsonNode> metricsWithoutTimings(Path run) throws IOException {
+    ObjectMapper json = new ObjectMapper();
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : Files.readAllLines(run.resolve("metrics/iterations.jsonl"))) {
+      if (line.isBlank()) {
+        continue;
+      }
+      ObjectNode node = (ObjectNode) json.readTree(line);
+      node.remove(node.properties().stream().map(Map.Entry::getKey)
+          .filter(k -> k.startsWith("time_") || k.equals("run")).toList());
+      lines.add(node);
+    }
+    assertEquals(ROUNDS, lines.size(), "rounds in " + run);
+    return lines;
+  }
+
+  /** SHA-256 of every entry of a zip file: the model's bytes, without the archive's timestamps. */
+  private static Map<String, String> zipDigests(Path zip) throws Exception {
+    Map<String, String> digests = new TreeMap<>();
+    try (InputStream in = Files.newInputStream(zip); ZipInputStream entries = new ZipInputStream(in)) {
+      for (ZipEntry entry = entries.getNextEntry(); entry != null; entry = entries.getNextEntry()) {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        sha.update(entries.readAllBytes());
+        digests.put(entry.getName(), HexFormat.of().formatHex(sha.digest()));
+      }
+    }
+    return digests;
+  }
+}
