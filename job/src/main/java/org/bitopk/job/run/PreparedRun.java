@@ -136,7 +136,7 @@ public final class PreparedRun {
     String flag = config.resume() ? flag(RESUME) : flag(OUTPUT);
     Path path = new Path(uri);
     FileSystem fs = fileSystem(flag, uri, path, conf);
-    path = fs.makeQualified(path);
+    path = qualified(flag, uri, fs, path);
     TrainingConfig resolved = config.toBuilder().output(path.toString()).build();
     RunDirectoryCheck.State state;
     try {
@@ -468,6 +468,17 @@ public final class PreparedRun {
       throw new BadInputException(flag + " " + uri + ": cannot use this location: " + e.getMessage(), e);
     } catch (IOException e) {
       throw new BadInputException(flag + " " + uri + ": cannot use this location: " + e.getMessage(), e);
+    }
+  }
+
+  /** {@code path} on {@code fs}; Hadoop's "Wrong FS" (a host the file system does not serve) as one line. */
+  private static Path qualified(String flag, String uri, FileSystem fs, Path path) {
+    try {
+      return fs.makeQualified(path);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(flag + " " + uri + ": the " + fs.getScheme() + " file system here is "
+          + fs.getUri() + ", which does not serve \"" + path.toUri().getAuthority() + "\"; expected a location "
+          + "such as " + new Path(fs.getUri().toString(), path.toUri().getPath()), e);
     }
   }
 
