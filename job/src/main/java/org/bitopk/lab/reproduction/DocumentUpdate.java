@@ -21,7 +21,16 @@ final class DocumentUpdate {
   private static final String OTHERS = "## Other experiments";
   private static final Pattern COMMAND = Pattern.compile("```bash\n(submit/run-local\\.sh reproduction[^\n]*)\n```");
 
+  /** Why a document is not one to merge into or replace. */
+  static final String NOT_OWN = "is not a document the reproduction command wrote (no title or no regenerate "
+      + "command in its header)";
+
   private DocumentUpdate() {}
+
+  /** True if {@code doc} is one the reproduction command wrote: its title and its header's regenerate command. */
+  static boolean isOwn(String doc) {
+    return doc.startsWith("# Reproduction of the published figures") && COMMAND.matcher(doc).find();
+  }
 
   /**
    * @param old the existing document
@@ -31,10 +40,10 @@ final class DocumentUpdate {
    */
   static String merge(String old, String fresh, String freshCommand) {
     Matcher oldCommand = COMMAND.matcher(old);
-    if (!old.startsWith("# Reproduction of the published figures") || !oldCommand.find()) {
-      throw new IllegalArgumentException("is not a document the reproduction command wrote (no title or no "
-          + "regenerate command in its header)");
+    if (!isOwn(old)) {
+      throw new IllegalArgumentException(NOT_OWN);
     }
+    oldCommand.find();
     Map<String, String> oldSections = sections(old);
     Map<String, String> freshSections = sections(fresh);
     String command = mergedCommand(oldCommand.group(1), freshCommand,

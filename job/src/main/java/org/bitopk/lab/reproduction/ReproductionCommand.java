@@ -5,8 +5,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import org.bitopk.job.BadInputException;
@@ -75,6 +77,11 @@ public final class ReproductionCommand implements Callable<Integer> {
     if (!Files.isDirectory(top)) {
       throw new BadInputException("--out: the directory of " + out + " does not exist");
     }
+    if (!update && Files.exists(file) && !DocumentUpdate.isOwn(read(file))) {
+      // a hand-written file of the same name is the user's: never replaced
+      throw new BadInputException("--out: " + out + " " + DocumentUpdate.NOT_OWN + "; move it away or name "
+          + "another file");
+    }
     java.nio.file.Path imageDir = images != null ? java.nio.file.Path.of(images)
         : Files.isDirectory(top.resolve("job")) ? top.resolve("job/experiments/figures") : top.resolve("figures");
     java.nio.file.Path gridDir = grids != null ? java.nio.file.Path.of(grids)
@@ -96,16 +103,15 @@ public final class ReproductionCommand implements Callable<Integer> {
         throw new BadInputException("--update: " + out + " does not exist; leave --update out to write it");
       }
       try {
-        text = DocumentUpdate.merge(Files.readString(file, StandardCharsets.UTF_8), text, regenerateCommand());
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read " + out + ": " + e.getMessage(), e);
+        text = DocumentUpdate.merge(read(file), text, regenerateCommand());
       } catch (IllegalArgumentException e) {
         throw new BadInputException("--update: " + out + " " + e.getMessage());
       }
     }
     try {
-      java.nio.file.Path tmp = Files.createTempFile(top, "." + file.getFileName(), ".tmp");
-      Files.writeString(tmp, text, StandardCharsets.UTF_8);
+      // not createTempFile, whose owner-only mode the document would keep: a new file takes the umask's mode
+      java.nio.file.Path tmp = top.resolve("." + file.getFileName() + "." + UUID.randomUUID() + ".tmp");
+      Files.writeString(tmp, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
       Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + out + ": " + e.getMessage(), e);
@@ -115,6 +121,14 @@ public final class ReproductionCommand implements Callable<Integer> {
         + "; charts in " + imageDir);
     spec.commandLine().getOut().flush();
     return ExitCode.OK;
+  }
+
+  private String read(java.nio.file.Path file) {
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + out + ": " + e.getMessage(), e);
+    }
   }
 
   /** This invocation as a command line, for the document's header. */

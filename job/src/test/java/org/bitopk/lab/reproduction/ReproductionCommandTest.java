@@ -370,6 +370,41 @@ class ReproductionCommandTest {
   }
 
   /**
+   * A hand-written file in --out's place is the user's: refused in one line, left byte for byte, nothing else
+   * written. Without it the document is written with the mode any new file gets here (the umask's), and a second
+   * run replaces the document it wrote.
+   */
+  @Test
+  void aHandWrittenFileIsNeverReplacedAndTheDocumentTakesTheUsualMode() throws IOException {
+    Path top = repository("hand-written");
+    Path file = top.resolve("REPRODUCTION.md");
+    String notes = "# Reproduction of the published figures\n\nmy own notes, no command\n";
+    Files.writeString(file, notes);
+    Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-r--"));
+    Outcome refused = main(generate(top, downlink));
+    assertEquals(2, refused.code(), refused.err());
+    assertEquals(1, refused.err().lines().count(), refused.err());
+    assertTrue(refused.err().startsWith("bitopk: --out: " + file + " is not a document the reproduction command "
+        + "wrote"), refused.err());
+    assertEquals(notes, Files.readString(file));
+    try (Stream<Path> left = Files.list(top)) {
+      assertEquals(List.of("REPRODUCTION.md", "job"), left.map(p -> p.getFileName().toString()).sorted().toList(),
+          "no chart, no temporary file");
+    }
+    assertFalse(Files.exists(top.resolve("job/experiments")), "no chart written");
+
+    Files.delete(file);
+    assertEquals(0, main(generate(top, downlink)).code());
+    Path fresh = Files.createFile(top.resolve("any-new-file"));
+    assertEquals(Files.getPosixFilePermissions(fresh), Files.getPosixFilePermissions(file),
+        "the umask's mode, not createTempFile's owner-only one");
+    String written = Files.readString(file);
+    Outcome again = main(generate(top, downlink));
+    assertEquals(0, again.code(), again.err());
+    assertEquals(written, Files.readString(file), "its own document is replaced by the same text");
+  }
+
+  /**
    * How the document names a local directory: relative to the working directory (JDK's relativize), never the
    * machine's absolute path.
    */
