@@ -1,5 +1,6 @@
 package org.bitopk.job.config;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.util.Properties;
 import java.util.Set;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.bitopk.job.JsonSyntax;
 import org.bitopk.job.spark.SparkSetup;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -128,6 +130,8 @@ public final class ConfigFile implements CommandLine.IDefaultValueProvider {
           }
         }
       }
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("--config: " + uri + " is not JSON: " + JsonSyntax.describe(e), e);
     } catch (IOException e) {
       throw new IllegalArgumentException("--config: cannot read " + uri + ": " + e.getMessage(), e);
     }

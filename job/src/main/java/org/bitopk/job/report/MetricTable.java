@@ -1,5 +1,6 @@
 package org.bitopk.job.report;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
@@ -8,6 +9,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.bitopk.job.JsonSyntax;
 
 /**
  * The rows of one metrics file ({@code metrics/iterations.jsonl} or {@code metrics/epochs.jsonl}), read
@@ -54,9 +56,9 @@ public final class MetricTable {
       JsonNode node;
       try {
         node = JSON.readTree(line);
-      } catch (Exception e) {
+      } catch (JsonProcessingException e) {
         throw new IllegalArgumentException(
-            source + " line " + (i + 1) + " is not valid JSON: " + e.getMessage(), e);
+            source + " line " + (i + 1) + " is not valid JSON: " + JsonSyntax.describe(e), e);
       }
       if (node == null || !node.isObject()) {
         throw new IllegalArgumentException(

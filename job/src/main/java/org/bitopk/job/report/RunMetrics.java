@@ -1,5 +1,6 @@
 package org.bitopk.job.report;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -16,6 +17,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.bitopk.job.JsonSyntax;
 
 /**
  * Everything a report needs from one run directory: {@code config.json} and the two metrics files of the
@@ -81,8 +83,8 @@ public final class RunMetrics {
         JsonNode node;
         try (FSDataInputStream in = fs.open(configPath)) {
           node = JSON.readTree(in);
-        } catch (IOException e) {
-          throw new IllegalArgumentException(configPath + " is not valid JSON: " + e.getMessage(), e);
+        } catch (JsonProcessingException e) {
+          throw new IllegalArgumentException(configPath + " is not valid JSON: " + JsonSyntax.describe(e), e);
         }
         if (node == null || !node.isObject()) {
           throw new IllegalArgumentException(configPath + " is not a JSON object");

@@ -178,6 +178,43 @@ class BadInputTest {
     assertFalse(Files.exists(debris.resolveSibling("report.png")), "no chart of nothing");
   }
 
+  /**
+   * Text that is not JSON, in a --config file (a trailing comma) or in a metrics file given to report (binary
+   * garbage), is one line naming the file and where, without Jackson's source dump or the file's raw bytes.
+   */
+  @Test
+  void jsonThatIsNotJsonIsOneLineWithoutTheSourceOrItsBytes() throws IOException {
+    Path config = Files.writeString(tmp.resolve("trailing-comma.json"), "{\"dataset\": \"counterexample\",}\n");
+    Path out = tmp.resolve("trailing-comma-run");
+    Outcome comma = main(List.of("--config", config.toString(), "--output", out.toString(), "--quiet"));
+    assertEquals(2, comma.code(), comma.err());
+    assertEquals(1, comma.err().lines().count(), comma.err());
+    assertTrue(comma.err().startsWith("bitopk: --config: " + config + " is not JSON: ")
+        && comma.err().contains("(line 1, column "), comma.err());
+    assertFalse(comma.err().contains("[Source"), comma.err());
+    assertFalse(Files.exists(out), "nothing created");
+
+    Path run = tmp.resolve("garbage-metrics");
+    assertEquals(0, main(List.of("--dataset", "counterexample", "--epochs", "3", "--output", run.toString(),
+        "--quiet")).code());
+    Path iterations = run.resolve("metrics/iterations.jsonl");
+    byte[] garbage = {'g', 'a', 'r', 'b', 0, 1, 2, 27, '[', '3', '1', 'm', (byte) 0xff, (byte) 0xfe, '\n'};
+    Files.write(iterations, garbage);
+    byte[] png = Files.readAllBytes(run.resolve("report.png"));
+    byte[] html = Files.readAllBytes(run.resolve("report.html"));
+    Outcome report = main(List.of("report", "--runs", run.toString()));
+    assertEquals(2, report.code(), report.err());
+    assertEquals(1, report.err().lines().count(), report.err());
+    assertTrue(report.err().startsWith("bitopk: ") && report.err().contains("iterations.jsonl line 1 is not valid "
+        + "JSON: "), report.err());
+    assertTrue(report.err().chars().allMatch(c -> c == '\n' || (c >= 0x20 && c < 0x7f)),
+        "printable ASCII only: " + report.err());
+    assertFalse(report.err().contains("[Source"), report.err());
+    assertTrue(java.util.Arrays.equals(png, Files.readAllBytes(run.resolve("report.png")))
+        && java.util.Arrays.equals(html, Files.readAllBytes(run.resolve("report.html"))),
+        "the run's report is left as it was, not redrawn from a file that is not one");
+  }
+
   @Test
   void aFinishedRunIsNotOverwrittenUnlessAsked() throws IOException {
     Path out = tmp.resolve("finished");
