@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.job.JsonSyntax;
@@ -80,6 +81,14 @@ public final class ConfigFile implements CommandLine.IDefaultValueProvider {
     return load(uri, spec, Set.of());
   }
 
+  /**
+   * Opens a settings file people edit by hand (a --config file, a run's config.json) without Hadoop's checksum:
+   * the local file system's {@code .NAME.crc} beside a file it wrote is stale after any edit, and would refuse it.
+   */
+  public static InputStream openEdited(FileSystem fs, Path path) throws IOException {
+    return fs instanceof ChecksumFileSystem checked ? checked.getRawFileSystem().open(path) : fs.open(path);
+  }
+
   /** As {@link #load(String, CommandLine.Model.CommandSpec)}, skipping the keys in {@code ignored}. */
   public static ConfigFile load(String uri, CommandLine.Model.CommandSpec spec, Set<String> ignored) {
     Map<String, String> values = new LinkedHashMap<>();
@@ -90,7 +99,7 @@ public final class ConfigFile implements CommandLine.IDefaultValueProvider {
       if (!fs.exists(path)) {
         throw new IllegalArgumentException("--config: file " + uri + " does not exist");
       }
-      try (InputStream in = fs.open(path)) {
+      try (InputStream in = openEdited(fs, path)) {
         if (uri.endsWith(".properties")) {
           Properties p = new Properties();
           p.load(new InputStreamReader(in, StandardCharsets.UTF_8));

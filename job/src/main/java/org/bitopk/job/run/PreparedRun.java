@@ -40,6 +40,7 @@ import org.bitopk.job.BadInputException;
 import org.bitopk.job.checkpoint.Checkpoint;
 import org.bitopk.job.checkpoint.CheckpointStore;
 import org.bitopk.job.checkpoint.ConfigDigest;
+import org.bitopk.job.config.ConfigFile;
 import org.bitopk.job.config.TrainFlags;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.output.AtomicFiles;
@@ -491,7 +492,7 @@ public final class PreparedRun {
 
   private static JsonNode readConfig(FileSystem fs, Path dir) {
     Path file = new Path(dir, RunDirectory.CONFIG);
-    try (InputStream in = fs.open(file)) {
+    try (InputStream in = ConfigFile.openEdited(fs, file)) {
       JsonNode node = JSON.readTree(in);
       if (node == null || !node.isObject()) {
         throw new BadInputException(flag(RESUME) + ": " + file + " is not a JSON object");

@@ -219,6 +219,21 @@ class SettingsAndRecordsTest {
   }
 
   /** A counterexample run with checkpoints every 10 rounds that dies after {@code rounds}. */
+  /**
+   * A config.json edited by hand no longer matches the checksum file Hadoop wrote beside it; the settings file is
+   * still read (as a --config file and for --resume), and the run resumes and finishes.
+   */
+  @Test
+  void aHandEditedConfigJsonStillResumes() throws IOException {
+    Path run = crashed("hand-edited", 60, 25);
+    Path config = run.resolve("config.json");
+    Files.writeString(config, Files.readString(config) + "\n");
+    assertTrue(Files.exists(run.resolve(".config.json.crc")), "the checksum the edit made stale");
+    Cli.run(sc, "--resume", run.toString(), "--max-iterations", "40", "--quiet").succeeds();
+    assertTrue(Files.exists(run.resolve("_SUCCESS")));
+    assertEquals(40, Files.readAllLines(run.resolve("metrics/iterations.jsonl")).size());
+  }
+
   Path crashed(String name, int epochs, int rounds) {
     Path out = tmp.resolve(name);
     TrainingConfig config = TrainingConfig.builder().dataset("counterexample").epochs(epochs).checkpointEvery(10)
