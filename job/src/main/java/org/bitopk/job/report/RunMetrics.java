@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -14,10 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.job.JsonSyntax;
+import org.bitopk.job.config.ConfigFile;
 
 /**
  * Everything a report needs from one run directory: {@code config.json} and the two metrics files of the
@@ -81,7 +82,7 @@ public final class RunMetrics {
       ObjectNode config = JsonNodeFactory.instance.objectNode();
       if (fs.exists(configPath)) {
         JsonNode node;
-        try (FSDataInputStream in = fs.open(configPath)) {
+        try (InputStream in = ConfigFile.openEdited(fs, configPath)) {
           node = JSON.readTree(in);
         } catch (JsonProcessingException e) {
           throw new IllegalArgumentException(configPath + " is not valid JSON: " + JsonSyntax.describe(e), e);

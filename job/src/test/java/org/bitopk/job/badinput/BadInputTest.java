@@ -215,6 +215,21 @@ class BadInputTest {
         "the run's report is left as it was, not redrawn from a file that is not one");
   }
 
+  /** report reads a config.json edited by hand, whose checksum file Hadoop wrote beside it is stale. */
+  @Test
+  void reportDrawsARunWhoseConfigJsonWasEdited() throws IOException {
+    Path run = tmp.resolve("edited-config");
+    assertEquals(0, main(List.of("--dataset", "counterexample", "--epochs", "3", "--output", run.toString(),
+        "--quiet")).code());
+    Path config = run.resolve("config.json");
+    Files.writeString(config, Files.readString(config) + "\n");
+    assertTrue(Files.exists(run.resolve(".config.json.crc")), "the checksum the edit made stale");
+    Path png = tmp.resolve("edited-config.png");
+    Outcome report = main(List.of("report", "--runs", run.toString(), "--out", png.toString()));
+    assertEquals(0, report.code(), report.err());
+    assertTrue(Files.size(png) > 1000);
+  }
+
   @Test
   void aFinishedRunIsNotOverwrittenUnlessAsked() throws IOException {
     Path out = tmp.resolve("finished");
