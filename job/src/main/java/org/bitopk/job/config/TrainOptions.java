@@ -427,44 +427,37 @@ public class TrainOptions {
   static final class ModeConverter implements CommandLine.ITypeConverter<Mode> {
     @Override
     public Mode convert(String value) {
-      try {
-        return Mode.parse(value);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.TypeConversionException(e.getMessage());
-      }
+      return parsed(value, Mode::parse);
     }
   }
 
   static final class ValueFormatConverter implements CommandLine.ITypeConverter<ValueFormat> {
     @Override
     public ValueFormat convert(String value) {
-      try {
-        return ValueFormat.parse(value);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.TypeConversionException(e.getMessage());
-      }
+      return parsed(value, ValueFormat::parse);
     }
   }
 
   static final class KRoundingConverter implements CommandLine.ITypeConverter<KRounding> {
     @Override
     public KRounding convert(String value) {
-      try {
-        return KRounding.parse(value);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.TypeConversionException(e.getMessage());
-      }
+      return parsed(value, KRounding::parse);
     }
   }
 
   static final class CompressorConverter implements CommandLine.ITypeConverter<CompressorSpec> {
     @Override
     public CompressorSpec convert(String value) {
-      try {
-        return CompressorSpec.parse(value);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.TypeConversionException(e.getMessage());
-      }
+      return parsed(value, CompressorSpec::parse);
+    }
+  }
+
+  /** A choice's own parser, its refusal turned into picocli's, so the message names the flag. */
+  private static <T> T parsed(String value, java.util.function.Function<String, T> parse) {
+    try {
+      return parse.apply(value);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.TypeConversionException(e.getMessage());
     }
   }
 }
