@@ -32,7 +32,7 @@ public final class DriverFootprint implements RunListener {
   @Override
   public void afterRound(DriverState state) {
     if (state.iteration() % every == 0) {
-      samples.add(new Sample(state.iteration(), heapAfterGc(), liveBroadcasts()));
+      samples.add(new Sample(state.iteration(), heapAfterGc(), settledLiveBroadcasts()));
     }
   }
 
@@ -45,6 +45,30 @@ public final class DriverFootprint implements RunListener {
     System.gc();
     System.gc();
     return memory.getHeapMemoryUsage().getUsed();
+  }
+
+  /**
+   * {@link #liveBroadcasts()} once Spark's ContextCleaner has removed what the collection just before released
+   * (it does so on a thread of its own): read every 100 ms until two readings agree, for at most 3 s. A leaked
+   * broadcast is never removed, so waiting cannot hide a leak; it only stops the count from depending on how far
+   * the cleaner's thread had got.
+   */
+  static int settledLiveBroadcasts() {
+    int count = liveBroadcasts();
+    for (int i = 0; i < 30; i++) {
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return count;
+      }
+      int next = liveBroadcasts();
+      if (next == count) {
+        return count;
+      }
+      count = next;
+    }
+    return count;
   }
 
   /** Distinct broadcast ids among the blocks the driver's BlockManager holds. */
