@@ -74,10 +74,10 @@ class ArchitectureTest {
   }
 
   @Test
-  void theSharedProblemKnowsNeitherNetworksNorQuadratics() {
+  void theSharedProblemKnowsNeitherNetworksNorQuadraticsNorSyntheticGradients() {
     noClasses().that().resideInAPackage("org.bitopk.job.problem")
         .should().dependOnClassesThat().resideInAnyPackage("org.bitopk.job.problem.network..",
-            "org.bitopk.job.problem.quadratic..")
+            "org.bitopk.job.problem.quadratic..", "org.bitopk.job.problem.synthetic..")
         .check(classes);
   }
 

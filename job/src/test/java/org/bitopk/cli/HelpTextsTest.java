@@ -42,6 +42,7 @@ class HelpTextsTest {
   void theRegistryDecidesNamesDefaultsAndAugmentation() {
     assertEquals(DatasetChoice.SYNTHETIC, DatasetChoice.parse("synthetic:n=100,shape=1x8x8"));
     assertEquals(DatasetChoice.COUNTEREXAMPLE, DatasetChoice.parse("counterexample:d=4,centres=1;2"));
+    assertEquals(DatasetChoice.SYNTHETIC_GRADIENTS, DatasetChoice.parse("synthetic-gradients:d=40,overlap=0.5"));
     assertEquals(ModelArchitecture.MLP_SMALL, ModelArchitecture.defaultFor("mnist"));
     assertEquals(ModelArchitecture.MLP, ModelArchitecture.defaultFor("fashion-mnist"));
     assertEquals(ModelArchitecture.VGG19_BN, ModelArchitecture.defaultFor("cifar10"));
@@ -51,6 +52,6 @@ class HelpTextsTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> TrainingConfig.builder().dataset("imagenet"));
     assertEquals("--dataset: unknown dataset 'imagenet': expected fashion-mnist, mnist, cifar10, "
-        + "synthetic[:options] or counterexample[:options]", e.getMessage());
+        + "synthetic[:options], counterexample[:options] or synthetic-gradients[:options]", e.getMessage());
   }
 }

@@ -124,7 +124,7 @@ public final class TrainFlags {
     m.put(MASTER, c.master());
     m.put(DATASET, c.table() == null ? c.dataset() : null);
     m.put(DATA, c.table() == null ? c.data() : c.table().path());
-    m.put(MODEL, c.isCounterexample() ? null : c.model().flagValue());
+    m.put(MODEL, c.hasNoNetwork() ? null : c.model().flagValue());
     m.put(MODE, c.mode().cliName());
     m.put(WORKERS, c.workers());
     m.put(TASKS, c.tasks());
@@ -189,7 +189,7 @@ public final class TrainFlags {
   public static Map<String, Object> recorded(TrainingConfig c) {
     Map<String, Object> m = new LinkedHashMap<>(of(c));
     m.values().removeIf(Objects::isNull);
-    if (c.isCounterexample()) {
+    if (c.hasNoNetwork()) {
       m.keySet().removeAll(List.of(MODEL, SPLIT, BATCH_SIZE, DATA));
     }
     if (c.mode() == Mode.DENSE) {

@@ -398,6 +398,12 @@ public class TrainOptions {
       for (String key : List.of(MODEL, DATA, SPLIT, BATCH_SIZE)) {
         refuseUnless(key, false, why);
       }
+    } else if (org.bitopk.job.problem.synthetic.SyntheticGradientSetting.names(dataset)) {
+      String why = "does not apply to --dataset " + dataset + " (a benchmark problem: generated gradients, one "
+          + "round per epoch, no data files, no network)";
+      for (String key : List.of(MODEL, DATA, SPLIT, BATCH_SIZE)) {
+        refuseUnless(key, false, why);
+      }
     } else if (dataset != null && (dataset.equals("synthetic") || dataset.startsWith("synthetic:"))) {
       refuseUnless(DATA, false, "does not apply to --dataset " + dataset + ", which is generated, not read "
           + "(its options go into the dataset text, e.g. synthetic:n=2000,shape=1x28x28)");

@@ -8,6 +8,7 @@ import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.problem.network.ModelArchitecture;
 import org.bitopk.job.problem.network.ModelSpec;
 import org.bitopk.job.problem.quadratic.CounterexampleSetting;
+import org.bitopk.job.problem.synthetic.SyntheticGradientSetting;
 
 /**
  * Every setting of a training run, validated and with defaults resolved. {@link TrainFlags#recorded} writes it
@@ -59,6 +60,7 @@ public final class TrainingConfig {
   private final TableInput table;
   private final String x0;
   private final CounterexampleSetting counterexample;
+  private final SyntheticGradientSetting syntheticGradients;
 
   TrainingConfig(TrainingConfigBuilder b) {
     this.master = b.master;
@@ -67,6 +69,8 @@ public final class TrainingConfig {
     this.model = b.model != null ? b.model : ModelArchitecture.defaultFor(b.dataset);
     this.mode = b.mode;
     this.counterexample = CounterexampleSetting.names(b.dataset) ? CounterexampleSetting.parse(b.dataset) : null;
+    this.syntheticGradients = SyntheticGradientSetting.names(b.dataset) ? SyntheticGradientSetting.parse(b.dataset)
+        : null;
     this.workers = b.workers != null ? b.workers : (counterexample != null ? counterexample.workers() : 4);
     this.tasks = b.tasks;
     if (tasks > workers) {
@@ -123,8 +127,8 @@ public final class TrainingConfig {
     if (x0 != null && counterexample == null) {
       throw new IllegalArgumentException(flag(X0) + " " + x0 + ": only for --dataset counterexample[:options]");
     }
-    if (counterexample != null) {
-      int d = counterexample.dimension();
+    if (counterexample != null || syntheticGradients != null) {
+      int d = counterexample != null ? counterexample.dimension() : syntheticGradients.dimension();
       if (kUp != null && kUp > d) {
         throw new IllegalArgumentException(flag(K_UP) + " " + kUp + ": exceeds the dimension d = " + d
             + " of --dataset " + dataset);
@@ -200,6 +204,16 @@ public final class TrainingConfig {
 
   public boolean isCounterexample() {
     return counterexample != null;
+  }
+
+  /** Whether the problem is generated without a network: the counterexample or the synthetic gradients. */
+  public boolean hasNoNetwork() {
+    return counterexample != null || syntheticGradients != null;
+  }
+
+  /** The synthetic-gradient benchmark problem's settings, or null for other data sets. */
+  public SyntheticGradientSetting syntheticGradients() {
+    return syntheticGradients;
   }
 
   /** The counterexample's d, centres and x₀ generator, or null for other data sets. */

@@ -12,6 +12,7 @@ import org.bitopk.job.engine.UplinkFeedback;
 import org.bitopk.job.problem.network.DatasetChoice;
 import org.bitopk.job.problem.network.ModelSpec;
 import org.bitopk.job.problem.quadratic.CounterexampleSetting;
+import org.bitopk.job.problem.synthetic.SyntheticGradientSetting;
 
 /** The validating builder of a {@link TrainingConfig}; every setter names its flag in the error message. */
 public final class TrainingConfigBuilder {
@@ -70,12 +71,14 @@ public final class TrainingConfigBuilder {
   public TrainingConfigBuilder dataset(String v) {
     String d = nonBlank(DATASET, v);
     DatasetChoice.parse(d); // one line naming the text and the choices
-    if (CounterexampleSetting.names(d)) {
-      try {
+    try {
+      if (CounterexampleSetting.names(d)) {
         CounterexampleSetting.parse(d);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(flag(DATASET) + ": " + e.getMessage(), e);
+      } else if (SyntheticGradientSetting.names(d)) {
+        SyntheticGradientSetting.parse(d);
       }
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(flag(DATASET) + ": " + e.getMessage(), e);
     }
     dataset = d;
     return this;

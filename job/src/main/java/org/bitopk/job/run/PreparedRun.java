@@ -53,6 +53,7 @@ import org.bitopk.job.problem.network.ImageProblem;
 import org.bitopk.job.problem.network.ModelArchitecture;
 import org.bitopk.job.problem.network.TableProblem;
 import org.bitopk.job.problem.quadratic.CounterexampleProblem;
+import org.bitopk.job.problem.synthetic.SyntheticGradientProblem;
 import org.bitopk.job.problem.quadratic.InitialPointFile;
 import org.bitopk.job.table.InputNames;
 import org.bitopk.job.table.TableData;
@@ -163,7 +164,7 @@ public final class PreparedRun {
       runId = path.getName() + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    if (resolved.isCounterexample()) {
+    if (resolved.hasNoNetwork()) {
       int[] ones = new int[resolved.workers()];
       Arrays.fill(ones, 1);
       PreparedRun run = new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, null, ones, 1);
@@ -360,6 +361,11 @@ public final class PreparedRun {
     if (config.isCounterexample()) {
       return new CounterexampleProblem(sc, config.counterexample(), config.seed(), counterexampleStart, config.x0());
     }
+    if (config.syntheticGradients() != null) {
+      int d = config.syntheticGradients().dimension();
+      return new SyntheticGradientProblem(sc, config.syntheticGradients(), config.workers(),
+          RunPlans.uplinkK(config, d), config.seed());
+    }
     if (config.table() != null) {
       if (table == null) {
         throw new IllegalStateException("the table input is not read yet (withData)");
@@ -399,7 +405,7 @@ public final class PreparedRun {
     return previousConfig;
   }
 
-  /** Training examples read, or -1 for the counterexample (no examples). */
+  /** Training examples read, or -1 for the counterexample and the synthetic gradients (no examples). */
   public int trainExamples() {
     if (table != null) {
       return (int) (table.rows() - table.testRows());
@@ -407,7 +413,7 @@ public final class PreparedRun {
     return data == null ? -1 : data.train().count();
   }
 
-  /** Test examples read, or -1 for the counterexample. */
+  /** Test examples read, or -1 for the counterexample and the synthetic gradients. */
   public int testExamples() {
     if (table != null) {
       return (int) table.testRows();
@@ -415,7 +421,7 @@ public final class PreparedRun {
     return data == null ? -1 : data.test().count();
   }
 
-  /** Examples per worker shard (ones for the counterexample's quadratics). */
+  /** Examples per worker shard (ones for the counterexample's quadratics and the synthetic gradients). */
   public int[] shardSizes() {
     return shardSizes == null ? null : shardSizes.clone();
   }

@@ -33,9 +33,7 @@ public final class RunPlans {
     int workers = problem.workers();
     Mode mode = config.mode();
     KRounding rounding = config.kRounding();
-    int upK = mode == Mode.DENSE ? dimension
-        : config.kUp() != null ? givenK(flag(K_UP), config.kUp(), dimension)
-        : rounding.targetK(config.densityUp(), dimension);
+    int upK = uplinkK(config, dimension);
     int downK = mode != Mode.BIDIRECTIONAL ? 0 : config.kDown() != null
         ? givenK(flag(K_DOWN), config.kDown(), dimension) : rounding.targetK(config.densityDown(), dimension);
     DownlinkStrategy downlink = switch (config.downlinkScheme()) {
@@ -66,6 +64,13 @@ public final class RunPlans {
         .divergenceAdvice(divergenceAdvice)
         .captureRounds(config.captureVectors().stream().mapToInt(Integer::intValue).toArray())
         .build();
+  }
+
+  /** The uplink's k for a model of {@code dimension}: d when dense, --k-up when given, else from the density. */
+  public static int uplinkK(TrainingConfig config, int dimension) {
+    return config.mode() == Mode.DENSE ? dimension
+        : config.kUp() != null ? givenK(flag(K_UP), config.kUp(), dimension)
+        : config.kRounding().targetK(config.densityUp(), dimension);
   }
 
   /**

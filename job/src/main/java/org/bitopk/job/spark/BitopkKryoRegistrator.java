@@ -23,6 +23,7 @@ public final class BitopkKryoRegistrator implements KryoRegistrator {
     kryo.register(boolean[].class);
     kryo.register(SparseVector.class);
     kryo.register(QuadraticShard.class);
+    kryo.register(org.bitopk.job.problem.synthetic.SyntheticGradientShard.class);
     kryo.register(org.bitopk.datasets.WorkerShard.class);
     kryo.register(org.bitopk.datasets.LabeledImages.class);
   }

@@ -17,7 +17,10 @@ public enum DatasetChoice {
   SYNTHETIC("synthetic", "generated images, synthetic[:n=,test=,classes=,shape=CxHxW,noise=,seed=]",
       ModelArchitecture.MLP, false),
   COUNTEREXAMPLE("counterexample", "Zou's quadratics, one worker per centre, counterexample[:d=,centres=a;b;...,"
-      + "start=,noise=], default d = 100, centres 1;5;10", null, false);
+      + "start=,noise=], default d = 100, centres 1;5;10", null, false),
+  SYNTHETIC_GRADIENTS("synthetic-gradients", "a benchmark problem, not a training problem: generated gradients of one "
+      + "pass over d whose TopK supports overlap as set, synthetic-gradients[:d=,overlap=,noise=], default d = "
+      + "1000000, overlap 0", null, false);
 
   private final String cliName;
   private final String help;
@@ -47,24 +50,30 @@ public enum DatasetChoice {
 
   /**
    * The choice a {@code --dataset} text names ({@code synthetic:options} is {@link #SYNTHETIC},
-   * {@code counterexample:options} {@link #COUNTEREXAMPLE}).
+   * {@code counterexample:options} {@link #COUNTEREXAMPLE}, {@code synthetic-gradients:options}
+   * {@link #SYNTHETIC_GRADIENTS}).
    *
    * @throws IllegalArgumentException naming the text and every choice
    */
   public static DatasetChoice parse(String text) {
     String name = text.trim();
     for (DatasetChoice d : values()) {
-      if (d.cliName.equals(name) || ((d == SYNTHETIC || d == COUNTEREXAMPLE) && name.startsWith(d.cliName + ":"))) {
+      if (d.cliName.equals(name) || (d.takesOptions() && name.startsWith(d.cliName + ":"))) {
         return d;
       }
     }
     throw new IllegalArgumentException("--dataset: unknown dataset '" + text + "': expected " + names());
   }
 
-  /** "fashion-mnist, mnist, cifar10, synthetic[:options] or counterexample[:options]". */
+  /** Whether the text may carry options after a colon. */
+  private boolean takesOptions() {
+    return this == SYNTHETIC || this == COUNTEREXAMPLE || this == SYNTHETIC_GRADIENTS;
+  }
+
+  /** "fashion-mnist, mnist, cifar10, synthetic[:options], counterexample[:options] or synthetic-gradients[:options]". */
   public static String names() {
     String[] all = Arrays.stream(values())
-        .map(d -> d == SYNTHETIC || d == COUNTEREXAMPLE ? d.cliName + "[:options]" : d.cliName)
+        .map(d -> d.takesOptions() ? d.cliName + "[:options]" : d.cliName)
         .toArray(String[]::new);
     return String.join(", ", Arrays.copyOf(all, all.length - 1)) + " or " + all[all.length - 1];
   }

@@ -1,8 +1,6 @@
 package org.bitopk.job.problem.quadratic;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +10,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.problem.Evaluation;
+import org.bitopk.job.problem.ModelJson;
 import org.bitopk.job.problem.ObjectiveFactory;
 import org.bitopk.job.problem.TrainingProblem;
 import org.bitopk.job.problem.WorkerPartitions;
@@ -148,10 +147,7 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
     model.put("objective", setting.objective(parameters));
     model.put("optimum", setting.optimum());
     model.put("x_star", setting.optimumCoordinate());
-    try (OutputStream out = fs.create(new Path(runDirectory, "model.json"), true)) {
-      new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(out, model);
-    }
-    return "model.json";
+    return ModelJson.write(model, fs, runDirectory);
   }
 
   @Override

@@ -2,8 +2,10 @@ package org.bitopk.job.problem.quadratic;
 
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.StringJoiner;
+import org.bitopk.job.problem.OptionText;
 
 /**
  * One instance of Zou's quadratic counterexample: dimension d, one worker per centre a_i with
@@ -89,17 +91,9 @@ public final class CounterexampleSetting {
     if (trimmed.equals(NAME)) {
       return PAPER;
     }
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    for (String item : trimmed.substring(NAME.length() + 1).split(",", -1)) {
-      int eq = item.indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("'" + text + "': '" + item + "' is not key=value (keys: " + KEYS + ")");
-      }
-      String key = item.substring(0, eq).trim();
-      String value = item.substring(eq + 1).trim();
-      if (!seen.add(key)) {
-        throw new IllegalArgumentException("'" + text + "': key '" + key + "' is given twice");
-      }
+    for (Map.Entry<String, String> option : OptionText.pairs(text, NAME, KEYS).entrySet()) {
+      String key = option.getKey();
+      String value = option.getValue();
       try {
         switch (key) {
           case "d" -> dimension = Integer.parseInt(value);

@@ -1,6 +1,7 @@
 package org.bitopk.job.problem.quadratic;
 
 import org.bitopk.job.problem.ObjectiveFactory;
+import org.bitopk.job.problem.ParameterReplica;
 import org.bitopk.job.problem.WorkerObjective;
 
 /** Replicas of the counterexample's quadratic model: no data, full deterministic gradients. */
@@ -36,33 +37,9 @@ public final class QuadraticObjectiveFactory implements ObjectiveFactory<Quadrat
   }
 
   /** ∇f_i(x) = x − a_i·1 computed in float, f_i in double. */
-  static final class QuadraticObjective implements WorkerObjective<QuadraticShard> {
-    private final float[] x;
-
+  static final class QuadraticObjective extends ParameterReplica<QuadraticShard> {
     QuadraticObjective(int dimension) {
-      this.x = new float[dimension];
-    }
-
-    @Override
-    public int dimension() {
-      return x.length;
-    }
-
-    @Override
-    public void load(float[] parameters) {
-      System.arraycopy(parameters, 0, x, 0, x.length);
-    }
-
-    @Override
-    public void update(float[] parameters, int[] indices) {
-      for (int j : indices) {
-        x[j] = parameters[j];
-      }
-    }
-
-    @Override
-    public float[] modelParameters() {
-      return x.clone();
+      super(dimension);
     }
 
     @Override
