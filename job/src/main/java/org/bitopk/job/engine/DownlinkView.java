@@ -5,33 +5,54 @@ import java.util.List;
 import org.apache.spark.broadcast.Broadcast;
 
 /**
- * What a task needs to bring a replica to x_t: handles (not values) of the broadcasts of the last few
- * downlink updates and of the latest dense snapshot. Executors fetch a broadcast's value only when a replica
- * actually needs it, so a replica that is up to date reads just the newest update.
+ * What a task needs to bring a replica to x_t: the newest downlink update itself, handles (not values) of the
+ * broadcasts of the few updates before it, and the handle of the latest dense snapshot. The newest update
+ * travels inside the round's task binary, which Spark broadcasts once per executor anyway, so a replica that is
+ * up to date fetches no broadcast at all (a separate broadcast cost every executor four round trips and about
+ * 2 KB more per round: block locations, the fetch, the block's registration, its removal). Executors fetch an
+ * older update's or the snapshot's value only when a replica actually needs it.
  *
  * @param iteration t, the model version every replica must reach before computing its gradient
- * @param firstUpdate iteration of {@code updates.get(0)}: update s moves x_s to x_{s+1}; covers
- *     [firstUpdate, t)
- * @param updates SparseCodec-encoded downlink updates
+ * @param firstUpdate iteration of the oldest update the view reaches: update s moves x_s to x_{s+1}; the view
+ *     covers [firstUpdate, t)
+ * @param earlierUpdates SparseCodec-encoded updates [firstUpdate, t − 1), as broadcasts
+ * @param latestUpdate the SparseCodec-encoded update t − 1, or empty when the view holds no update
+ *     (t == firstUpdate)
  * @param snapshotIteration s of the snapshot, firstUpdate <= s <= t
  * @param snapshot x_s, dense
  */
-public record DownlinkView(int iteration, int firstUpdate, List<Broadcast<byte[]>> updates,
-    int snapshotIteration, Broadcast<float[]> snapshot) implements Serializable {
+public record DownlinkView(int iteration, int firstUpdate, List<Broadcast<byte[]>> earlierUpdates,
+    byte[] latestUpdate, int snapshotIteration, Broadcast<float[]> snapshot) implements Serializable {
 
   public DownlinkView {
-    if (firstUpdate + updates.size() != iteration) {
-      throw new IllegalArgumentException("updates [" + firstUpdate + ", " + (firstUpdate + updates.size())
-          + ") do not end at iteration " + iteration);
+    int covered = earlierUpdates.size() + (latestUpdate.length > 0 ? 1 : 0);
+    if (firstUpdate + covered != iteration || (latestUpdate.length == 0 && !earlierUpdates.isEmpty())) {
+      throw new IllegalArgumentException("updates [" + firstUpdate + ", " + (firstUpdate + covered)
+          + ") with " + (latestUpdate.length > 0 ? "" : "no ") + "latest update do not end at iteration "
+          + iteration);
     }
     if (snapshotIteration > iteration || (snapshotIteration < firstUpdate && snapshotIteration != iteration)) {
       throw new IllegalArgumentException("snapshot of iteration " + snapshotIteration
           + " cannot be brought to " + iteration + " with updates from " + firstUpdate);
     }
-    updates = List.copyOf(updates);
+    earlierUpdates = List.copyOf(earlierUpdates);
   }
 
-  Broadcast<byte[]> update(int s) {
-    return updates.get(s - firstUpdate);
+  /**
+   * The view of the updates [firstUpdate, t) whose broadcasts are {@code updates}, the newest of which,
+   * {@code latest}, travels inline.
+   */
+  static DownlinkView of(int iteration, int firstUpdate, List<Broadcast<byte[]>> updates, byte[] latest,
+      int snapshotIteration, Broadcast<float[]> snapshot) {
+    if (updates.isEmpty()) {
+      return new DownlinkView(iteration, firstUpdate, updates, new byte[0], snapshotIteration, snapshot);
+    }
+    return new DownlinkView(iteration, firstUpdate, updates.subList(0, updates.size() - 1), latest,
+        snapshotIteration, snapshot);
+  }
+
+  /** The encoded update s, firstUpdate <= s < t: the inline one or an earlier update's broadcast value. */
+  byte[] encodedUpdate(int s) {
+    return s == iteration - 1 ? latestUpdate : earlierUpdates.get(s - firstUpdate).value();
   }
 }

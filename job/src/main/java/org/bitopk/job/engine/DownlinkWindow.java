@@ -6,8 +6,9 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 
 /**
- * Driver side of the downlink: one broadcast per iteration holding that iteration's encoded update, the last
- * {@code capacity} of them kept alive for replicas that fell behind, and a dense snapshot refreshed every
+ * Driver side of the downlink: one broadcast per iteration holding that iteration's encoded update (fetched only
+ * by replicas more than one iteration behind: the newest travels inside the tasks), the last {@code capacity} of
+ * them kept alive for replicas that fell behind, and a dense snapshot refreshed every
  * {@code snapshotEvery} iterations for replicas that fell further behind or are new. Older broadcasts are
  * destroyed, so the number of live broadcasts is bounded by capacity + 1 however long the run.
  */
@@ -16,6 +17,8 @@ final class DownlinkWindow implements AutoCloseable {
   private final int capacity;
   private final int snapshotEvery;
   private final ArrayDeque<Broadcast<byte[]>> updates = new ArrayDeque<>();
+  /** The newest update's bytes, which the tasks carry inline ({@link DownlinkView}). */
+  private byte[] latest = new byte[0];
   private int firstUpdate;
   private Broadcast<float[]> snapshot;
   private int snapshotIteration;
@@ -42,6 +45,7 @@ final class DownlinkWindow implements AutoCloseable {
       throw new IllegalStateException("update of iteration " + t + " published out of order");
     }
     updates.addLast(sc.broadcast(encodedUpdate));
+    latest = encodedUpdate;
     while (updates.size() > capacity) {
       destroy(updates.removeFirst());
       firstUpdate++;
@@ -56,7 +60,7 @@ final class DownlinkWindow implements AutoCloseable {
   }
 
   DownlinkView view(int t) {
-    return new DownlinkView(t, firstUpdate, new ArrayList<>(updates), snapshotIteration, snapshot);
+    return DownlinkView.of(t, firstUpdate, new ArrayList<>(updates), latest, snapshotIteration, snapshot);
   }
 
   private void replaceSnapshot(int t, float[] parameters) {

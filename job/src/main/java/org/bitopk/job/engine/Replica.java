@@ -41,7 +41,7 @@ final class Replica<S> {
     }
     int applied = 0;
     for (int s = iteration; s < t; s++) {
-      SparseVector update = run.decodedUpdate(s, view.update(s));
+      SparseVector update = run.decodedUpdate(s, view);
       SparseUpdates.apply(parameters, update);
       objective.update(parameters, update.indices());
       applied++;

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.spark.broadcast.Broadcast;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.job.problem.ObjectiveFactory;
@@ -82,8 +81,8 @@ final class RunState {
   }
 
   /** Decodes each update once per executor; keeps only updates that are still in some window. */
-  SparseVector decodedUpdate(int iteration, Broadcast<byte[]> broadcast) {
-    return decoded.computeIfAbsent(iteration, s -> SparseCodec.decode(broadcast.value()));
+  SparseVector decodedUpdate(int iteration, DownlinkView view) {
+    return decoded.computeIfAbsent(iteration, s -> SparseCodec.decode(view.encodedUpdate(s)));
   }
 
   void forgetUpdatesBefore(int iteration) {

@@ -144,8 +144,8 @@ class ReplicaConsistencyTest {
       models.add(x.clone());
     }
     Broadcast<float[]> snapshot = sc.broadcast(models.get(4));
-    // Window holds updates 2..5 (x_2 -> x_6); the snapshot is x_4.
-    DownlinkView view = new DownlinkView(6, 2, updates.subList(2, 6), 4, snapshot);
+    // Window holds updates 2..5 (x_2 -> x_6), 5 inline; the snapshot is x_4.
+    DownlinkView view = new DownlinkView(6, 2, updates.subList(2, 5), updates.get(5).value(), 4, snapshot);
     RunState run = new RunState();
     Replica<?> behind = new Replica<>(new QuadraticObjectiveFactory(d).create());
     System.arraycopy(models.get(3), 0, behind.parameters, 0, d);

@@ -2,20 +2,25 @@ package org.bitopk.job.problem.network;
 
 import java.io.Serializable;
 import java.lang.ref.SoftReference;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.Dependency;
+import org.apache.spark.Partition;
+import org.apache.spark.SparkContext;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.api.java.function.Function2;
 import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.rdd.RDD;
 import org.apache.spark.storage.StorageLevel;
 import org.apache.spark.util.SerializableConfiguration;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.datasets.LabeledImages;
 import org.bitopk.datasets.ShardSplitter;
 import org.bitopk.datasets.WorkerShard;
+import scala.collection.JavaConverters;
+import scala.reflect.ClassTag$;
 
 /**
  * Worker shards that the executors read from the data set's file system themselves, so that no training data
@@ -58,9 +63,7 @@ final class ExecutorShards implements AutoCloseable {
     Broadcast<SerializableConfiguration> hadoop =
         sc.broadcast(new SerializableConfiguration(sc.hadoopConfiguration()));
     Recipe recipe = new Recipe(dataset, dataPath, workers, nonIid, seed, hadoop);
-    List<Integer> ids = java.util.stream.IntStream.range(0, workers).boxed().toList();
-    JavaRDD<WorkerShard> rdd = sc.parallelize(ids, workers)
-        .mapPartitionsWithIndex(new BuildShard(recipe), true)
+    JavaRDD<WorkerShard> rdd = new JavaRDD<>(new ShardRDD(sc.sc(), recipe), ClassTag$.MODULE$.apply(WorkerShard.class))
         .setName(name)
         .persist(StorageLevel.MEMORY_ONLY());
     rdd.count(); // materialises the cache once, outside the training loop
@@ -77,25 +80,41 @@ final class ExecutorShards implements AutoCloseable {
     hadoop.destroy();
   }
 
-  /** Partition i → worker i's shard, cut on the executor from the data set's files. */
-  private static final class BuildShard implements Function2<Integer, Iterator<Integer>, Iterator<WorkerShard>> {
+  /**
+   * Partition i → worker i's shard, cut on the executor from the data set's files. An RDD without parents: every
+   * round's task binary carries the RDD it runs on, and this one serializes to its recipe, where a
+   * {@code parallelize(ids).mapPartitionsWithIndex(f)} lineage added a parent RDD, a dependency and Scala's
+   * serialized lambdas, about 2 KB per executor and round.
+   */
+  private static final class ShardRDD extends RDD<WorkerShard> {
     private static final long serialVersionUID = 1L;
     private final Recipe recipe;
 
-    BuildShard(Recipe recipe) {
+    ShardRDD(SparkContext sc, Recipe recipe) {
+      super(sc, JavaConverters.asScalaBuffer(List.<Dependency<?>>of()).toList(),
+          ClassTag$.MODULE$.apply(WorkerShard.class));
       this.recipe = recipe;
     }
 
     @Override
-    public Iterator<WorkerShard> call(Integer partition, Iterator<Integer> ids) {
-      if (!ids.hasNext() || ids.next().intValue() != partition || ids.hasNext()) {
-        throw new IllegalStateException("partition " + partition + " must hold exactly its own worker id");
-      }
+    public scala.collection.Iterator<WorkerShard> compute(Partition split, TaskContext context) {
       LabeledImages train = TrainingSets.load(recipe);
-      return List.of(ShardSplitter.shard(train, recipe.workers(), recipe.nonIid(), recipe.seed(), partition))
-          .iterator();
+      WorkerShard shard = ShardSplitter.shard(train, recipe.workers(), recipe.nonIid(), recipe.seed(), split.index());
+      return JavaConverters.asScalaIterator(List.of(shard).iterator());
+    }
+
+    @Override
+    public Partition[] getPartitions() {
+      Partition[] partitions = new Partition[recipe.workers()];
+      for (int i = 0; i < partitions.length; i++) {
+        partitions[i] = new WorkerPartition(i);
+      }
+      return partitions;
     }
   }
+
+  /** Partition i of {@link ShardRDD}: worker i. */
+  private record WorkerPartition(int index) implements Partition {}
 
   record TrainingSetKey(String dataset, String dataPath) {}
 
