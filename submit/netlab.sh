@@ -464,6 +464,7 @@ run_driver() {
   in_host 0 driver "${java[@]}" \
     "-Dspark.master=$MASTER_URL" "-Dspark.driver.host=$address" "-Dspark.driver.bindAddress=$address" \
     "-Dspark.ui.enabled=false" "-Dspark.executor.extraClassPath=$CP" \
+    "-Dspark.extraListeners=org.bitopk.lab.network.SparkTaskTimings" "-Dspark.bitopk.lab.timings=$LAB_DIR/spark-timings.json" \
     "-Dspark.executor.extraJavaOptions=${SPARK_OPENS} -Dlog4j2.configurationFile=file://$LOG_CONFIG" \
     "-Dspark.executorEnv.OMP_NUM_THREADS=1" "-Dspark.executor.memory=$MEMORY" \
     "-Dspark.executor.cores=$CORES" "-Dspark.cores.max=$((HOSTS * CORES))" \
