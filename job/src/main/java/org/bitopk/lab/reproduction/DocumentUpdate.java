@@ -66,7 +66,7 @@ final class DocumentUpdate {
   }
 
   /** Sections by heading ("## …" line), each with its text up to the next one, in document order. */
-  private static Map<String, String> sections(String doc) {
+  static Map<String, String> sections(String doc) {
     Map<String, String> out = new LinkedHashMap<>();
     int start = firstSection(doc);
     while (start < doc.length()) {

@@ -49,12 +49,14 @@ final class ExperimentEvidence {
   private final List<RunFigures> runs;
   private final List<JsonNode> environment;
   private final List<Path> charts;
+  private final List<GridPoint> absent;
 
-  private ExperimentEvidence(String directory, Grid grid, List<RunFigures> runs, List<JsonNode> environment,
-      List<Path> charts) {
+  private ExperimentEvidence(String directory, Grid grid, List<RunFigures> runs, List<GridPoint> absent,
+      List<JsonNode> environment, List<Path> charts) {
     this.directory = directory;
     this.grid = grid;
     this.runs = List.copyOf(runs);
+    this.absent = List.copyOf(absent);
     this.environment = List.copyOf(environment);
     this.charts = List.copyOf(charts);
   }
@@ -65,6 +67,16 @@ final class ExperimentEvidence {
    * @throws BadInputException one line naming the directory or file and what is wrong
    */
   static ExperimentEvidence read(String directory, Configuration conf) {
+    return read(directory, conf, false);
+  }
+
+  /**
+   * Reads and checks {@code directory}; with {@code absentAllowed}, points without a run directory are listed in
+   * {@link #absent()} instead of refused (their rows come from elsewhere), as long as one point has its run.
+   *
+   * @throws BadInputException one line naming the directory or file and what is wrong
+   */
+  static ExperimentEvidence read(String directory, Configuration conf, boolean absentAllowed) {
     String flag = "--experiments: ";
     Path dir = new Path(directory);
     try {
@@ -85,8 +97,13 @@ final class ExperimentEvidence {
       }
       String rerun = "finish it with: experiment --grid " + gridPath + " --out " + directory;
       List<RunFigures> runs = new ArrayList<>();
+      List<GridPoint> absent = new ArrayList<>();
       for (GridPoint point : grid.points()) {
         Path runDir = new Path(dir, point.name());
+        if (!fs.exists(runDir) && absentAllowed) {
+          absent.add(point);
+          continue;
+        }
         if (!fs.exists(runDir)) {
           throw new BadInputException(flag + runDir + ": point '" + point.name() + "' of " + gridPath
               + " was never started; " + rerun);
@@ -106,6 +123,10 @@ final class ExperimentEvidence {
         checkConfig(new Path(runDir, RunDirectory.CONFIG), metrics.config(), point, gridPath);
         runs.add(figures);
       }
+      if (runs.isEmpty()) {
+        throw new BadInputException(flag + directory + ": no point of " + gridPath + " has a run directory; "
+            + rerun);
+      }
       if (!fs.exists(new Path(dir, MachineEnvironment.FILE))) {
         throw new BadInputException(flag + new Path(dir, MachineEnvironment.FILE) + " is missing: the machine and "
             + "its load are unknown (the experiment command writes it at the end of every invocation)");
@@ -119,7 +140,7 @@ final class ExperimentEvidence {
       if (environment.isEmpty()) {
         throw new BadInputException(flag + new Path(dir, MachineEnvironment.FILE) + " holds no entry");
       }
-      checkResults(fs, new Path(dir, RESULTS_CSV), runs);
+      checkResults(fs, new Path(dir, RESULTS_CSV), runs, absent);
       List<Path> charts = new ArrayList<>();
       for (FileStatus s : fs.listStatus(dir)) {
         String name = s.getPath().getName();
@@ -128,7 +149,7 @@ final class ExperimentEvidence {
         }
       }
       charts.sort(null);
-      return new ExperimentEvidence(directory, grid, runs, environment, charts);
+      return new ExperimentEvidence(directory, grid, runs, absent, environment, charts);
     } catch (ChecksumException e) {
       throw changedAfterWriting(e);
     } catch (UncheckedIOException e) {
@@ -188,8 +209,12 @@ final class ExperimentEvidence {
     return a.equals(b);
   }
 
-  /** Every row of results.csv against the run it names; every run must have its row. */
-  private static void checkResults(FileSystem fs, Path file, List<RunFigures> runs) throws IOException {
+  /**
+   * Every row of results.csv against the run it names; every run must have its row. A row of an absent point
+   * has no run to be checked against, and is not quoted.
+   */
+  private static void checkResults(FileSystem fs, Path file, List<RunFigures> runs, List<GridPoint> absent)
+      throws IOException {
     String stale = " (rewrite it from the runs with: experiment --summarize " + file.getParent() + ")";
     if (!fs.exists(file)) {
       throw new BadInputException("--experiments: " + file + " is missing" + stale);
@@ -206,6 +231,9 @@ final class ExperimentEvidence {
     Set<String> seen = new LinkedHashSet<>();
     for (Map<String, String> row : csv.rows()) {
       String name = row.getOrDefault("point", "");
+      if (absent.stream().anyMatch(p -> p.name().equals(name))) {
+        continue;
+      }
       RunFigures run = byName.get(name);
       if (run == null) {
         throw new BadInputException("--experiments: " + file + " has a row for '" + name
@@ -292,6 +320,11 @@ final class ExperimentEvidence {
   /** The finished runs, in grid order (one per point). */
   List<RunFigures> runs() {
     return runs;
+  }
+
+  /** The grid's points without a run directory (only when read with absent points allowed), in grid order. */
+  List<GridPoint> absent() {
+    return absent;
   }
 
   /** environment.json's entries, oldest first (one per invocation of the runner). */

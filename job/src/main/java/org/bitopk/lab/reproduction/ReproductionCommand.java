@@ -64,7 +64,9 @@ public final class ReproductionCommand implements Callable<Integer> {
   @Option(names = "--update",
       description = "Merge into the existing FILE instead of replacing it: the sections of the outputs given here "
           + "replace those of the same claim or are added; the others are kept as they are (their outputs may be "
-          + "on another machine); the header's command lists the old inputs and these.")
+          + "on another machine); the header's command lists the old inputs and these. An equal-accuracy grid's "
+          + "directory may hold only some of its points: the rows of the others are kept from the section being "
+          + "replaced, with what it said of their runs and their runners' machine lines.")
   boolean update;
 
   @Override
@@ -87,23 +89,28 @@ public final class ReproductionCommand implements Callable<Integer> {
     java.nio.file.Path gridDir = grids != null ? java.nio.file.Path.of(grids)
         : Files.isDirectory(top.resolve(Claim.SHIPPED_GRIDS)) ? top.resolve(Claim.SHIPPED_GRIDS)
         : java.nio.file.Path.of(Claim.SHIPPED_GRIDS);
+    if (update && !Files.isRegularFile(file)) {
+      throw new BadInputException("--update: " + out + " does not exist; leave --update out to write it");
+    }
+    String previous = update ? read(file) : "";
+    if (update && !DocumentUpdate.isOwn(previous)) {
+      throw new BadInputException("--update: " + out + " " + DocumentUpdate.NOT_OWN);
+    }
     Configuration conf = new Configuration();
     List<ExperimentEvidence> evidence = new ArrayList<>();
     for (String dir : experiments) {
-      evidence.add(ExperimentEvidence.read(dir, conf));
+      evidence.add(ExperimentEvidence.read(dir, conf, update));
     }
     MeasuredOutput eval = evaluation == null ? null : MeasuredOutput.read("--evaluation", evaluation,
         EvaluationSection.CSV, EvaluationSection.COLUMNS, null, conf);
     MeasuredOutput tta = timeToAccuracy == null ? null : MeasuredOutput.read("--time-to-accuracy", timeToAccuracy,
         TimeToAccuracySection.CSV, TimeToAccuracySection.COLUMNS, TimeToAccuracySection.PNG, conf);
-    String text = new ReproductionDocument(regenerateCommand(), file, imageDir, gridDir, conf)
+    String text = new ReproductionDocument(regenerateCommand(), file, imageDir, gridDir, conf,
+        update ? DocumentUpdate.sections(previous) : java.util.Map.of())
         .render(evidence, eval, tta);
     if (update) {
-      if (!Files.isRegularFile(file)) {
-        throw new BadInputException("--update: " + out + " does not exist; leave --update out to write it");
-      }
       try {
-        text = DocumentUpdate.merge(read(file), text, regenerateCommand());
+        text = DocumentUpdate.merge(previous, text, regenerateCommand());
       } catch (IllegalArgumentException e) {
         throw new BadInputException("--update: " + out + " " + e.getMessage());
       }

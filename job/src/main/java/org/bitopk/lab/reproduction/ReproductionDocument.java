@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.bitopk.job.BadInputException;
 import org.bitopk.lab.experiment.Grid;
 import org.bitopk.lab.experiment.GridPoint;
 
@@ -25,6 +26,7 @@ final class ReproductionDocument {
   private final java.nio.file.Path images;
   private final java.nio.file.Path grids;
   private final Configuration conf;
+  private final Map<String, String> previousSections;
   private final Set<String> imageNames = new HashSet<>();
 
   /**
@@ -33,14 +35,17 @@ final class ReproductionDocument {
    * @param images where the charts go
    * @param grids the shipped grid files (for the commands and expected runtimes of claims not reproduced, and to
    *     say whether a grid as run is the shipped one); need not exist
+   * @param previousSections the sections of the document being updated, by heading line (empty when writing
+   *     a new one): a grid section refreshed from some of its points keeps the other rows from its previous version
    */
   ReproductionDocument(String regenerate, java.nio.file.Path file, java.nio.file.Path images,
-      java.nio.file.Path grids, Configuration conf) {
+      java.nio.file.Path grids, Configuration conf, Map<String, String> previousSections) {
     this.regenerate = regenerate;
     this.file = file.toAbsolutePath().normalize();
     this.images = images.toAbsolutePath().normalize();
     this.grids = grids.toAbsolutePath().normalize();
     this.conf = conf;
+    this.previousSections = Map.copyOf(previousSections);
   }
 
   String render(List<ExperimentEvidence> experiments, MeasuredOutput evaluation, MeasuredOutput timeToAccuracy) {
@@ -85,6 +90,19 @@ final class ReproductionDocument {
   }
 
   private void experimentSection(StringBuilder b, String heading, Claim claim, ExperimentEvidence e) {
+    boolean keepsRows = claim == Claim.THESIS_MLP || claim == Claim.THESIS_CNN;
+    PreviousSection previous = previousSections.containsKey(heading) && keepsRows
+        ? new PreviousSection(previousSections.get(heading)) : null;
+    if (!e.absent().isEmpty() && previous == null) {
+      String dir = e.directory().replaceAll("/+$", "");
+      String point = e.absent().get(0).name();
+      throw new BadInputException("--experiments: " + dir + "/" + point + ": point '" + point + "' of " + dir
+          + "/grid.json was never started; finish it with: experiment --grid " + dir + "/grid.json --out " + dir
+          + (keepsRows ? ", or --update a document whose section of grid '" + e.grid().name() + "' has its row"
+              : " (only the equal-accuracy sections keep the rows of absent points)"));
+    }
+    List<String> kept = previous == null ? List.of()
+        : previous.rowsNotIn(AccuracyTable.HEADER_START, AccuracyTable.KEY_CELLS, AccuracyTable.keys(e));
     b.append(heading).append("\n\n");
     if (claim != null) {
       b.append("**Paper.** ").append(claim.paper()).append("\n\n");
@@ -95,11 +113,14 @@ final class ReproductionDocument {
       b.append(": ").append(e.grid().description());
     }
     b.append("\n\n");
+    if (!kept.isEmpty()) {
+      keptRowsNote(b, e, kept, previous);
+    }
     if (claim == null) {
       b.append(RunsTable.markdown(e));
     } else {
       b.append(switch (claim) {
-        case THESIS_MLP, THESIS_CNN -> AccuracyTable.markdown(e);
+        case THESIS_MLP, THESIS_CNN -> AccuracyTable.markdown(e, kept);
         case DOWNLINK_RATIO -> DownlinkRatioTable.markdown(e);
         case COMPRESSORS -> CompressorTable.markdown(e);
         case COUNTEREXAMPLE -> CounterexampleTable.markdown(e);
@@ -130,6 +151,14 @@ final class ReproductionDocument {
         e.runs().stream().mapToDouble(RunFigures::wallSeconds).sum()));
     b.append("**Machine and load** (environment.json, one line per invocation of the runner):\n\n")
         .append(MachineLines.markdown(e.environment())).append('\n');
+    if (!kept.isEmpty()) {
+      b.append("The kept rows' runs, as the previous version of this section recorded their runners' "
+          + "invocations:\n\n");
+      for (String line : previous.machineLines()) {
+        b.append(line).append('\n');
+      }
+      b.append('\n');
+    }
     List<Path> charts = new ArrayList<>();
     for (Path chart : e.charts()) {
       if (claim != Claim.DOWNLINK_RATIO || publishedWorkers(chart.getName())) {
@@ -142,6 +171,30 @@ final class ReproductionDocument {
         b.append(image(e.grid().name(), chart)).append("\n\n");
       }
     }
+  }
+
+  /** Which rows this invocation regenerated and which it kept, with what the previous version said of the latter. */
+  private static void keptRowsNote(StringBuilder b, ExperimentEvidence e, List<String> kept, PreviousSection previous) {
+    List<String> fresh = new ArrayList<>();
+    for (List<String> key : AccuracyTable.keys(e)) {
+      fresh.add("P = " + key.get(0) + " " + key.get(1));
+    }
+    List<String> old = new ArrayList<>();
+    for (String row : kept) {
+      List<String> c = PreviousSection.cells(row);
+      old.add("P = " + c.get(0) + " " + c.get(1));
+    }
+    b.append("**Rows from two sources.** Regenerated from the runs in `").append(DocumentPaths.shown(e.directory()))
+        .append("`: ").append(String.join(", ", fresh)).append(". Kept byte for byte from the previous version of "
+            + "this section, their runs not being in that directory: ").append(String.join(", ", old))
+        .append(". That version said of its runs:\n\n");
+    for (String line : previous.about().split("\n", -1)) {
+      b.append(line.isEmpty() ? ">" : "> " + line).append('\n');
+    }
+    if (!previous.command().isEmpty()) {
+      b.append(">\n> Its command: `").append(previous.command()).append("`\n");
+    }
+    b.append('\n');
   }
 
   private void measuredSection(StringBuilder b, Claim claim, MeasuredOutput output, String table) {

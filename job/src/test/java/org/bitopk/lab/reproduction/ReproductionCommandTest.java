@@ -370,6 +370,73 @@ class ReproductionCommandTest {
   }
 
   /**
+   * A partial refresh: the section has three rows and the experiment directory the run of one point. Its row is
+   * regenerated from its run; the other two are kept byte for byte (they carry figures no run here could give, so a
+   * regenerated row would differ), count in the spread, and the section says which rows came from where, keeping
+   * the previous version's machine lines. Without --update, or without a section to keep rows from, the absent
+   * points are refused as before.
+   */
+  @Test
+  void updateFromSomeOfAGridsPointsKeepsTheOtherRowsOfItsSection() throws IOException {
+    Path top = repository("partial");
+    Outcome first = main(generate(top, thesis, downlink));
+    assertEquals(0, first.code(), first.err());
+    Path file = top.resolve("REPRODUCTION.md");
+    String original = Files.readString(file);
+    String dense = row(original, "| 20 | dense |");
+    String uni = row(original, "| 20 | unidirectional |").replaceFirst("\\| [^|]+ \\| [^|]+ \\|$", "| 11.11 | −77.87 |");
+    String bi = row(original, "| 20 | bidirectional |").replaceFirst("\\| [^|]+ \\| [^|]+ \\|$", "| 22.22 | −66.62 |");
+    String staleDense = dense.replaceFirst("\\| [^|]+ \\| [^|]+ \\|$", "| 99.99 | +11.86 |");
+    String previous = original.replace(row(original, "| 20 | unidirectional |"), uni)
+        .replace(row(original, "| 20 | bidirectional |"), bi).replace(dense, staleDense);
+    Files.writeString(file, previous);
+    String previousMachine = row(section(previous, "## Equal accuracy, Fashion-MNIST MLP"), "- `experiment");
+
+    Path some = copy(thesis, "only-dense");
+    for (String gone : new String[] {"unidirectional", "bidirectional"}) {
+      try (Stream<Path> files = Files.walk(some.resolve(gone))) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+    String[] update = {"reproduction", "--experiments", some.toString(), "--out", file.toString(), "--update",
+        "--grids", Path.of("experiments").toAbsolutePath().toString()};
+    Outcome o = main(update);
+    assertEquals(0, o.code(), o.err());
+    String after = Files.readString(file);
+    String s = section(after, "## Equal accuracy, Fashion-MNIST MLP");
+    assertEquals(uni, row(s, "| 20 | unidirectional |"));
+    assertEquals(bi, row(s, "| 20 | bidirectional |"));
+    assertEquals(dense, row(s, "| 20 | dense |"), "regenerated from its run, not the previous figure");
+    assertTrue(s.indexOf(uni) < s.indexOf(bi) && s.indexOf(bi) < s.indexOf(dense), "in the grid's order: " + s);
+    List<JsonNode> epochs = lines(some.resolve("dense/metrics/epochs.jsonl"));
+    double denseOurs = 100 * epochs.get(epochs.size() - 1).get("test_accuracy").asDouble();
+    assertEquals(String.format(Locale.ROOT, "| 20 | unidirectional, bidirectional, dense | %.2f | %.2f |",
+        88.98 - 88.13, Math.max(22.22, denseOurs) - Math.min(11.11, denseOurs)),
+        row(s, "| 20 | unidirectional, bidirectional, dense |"));
+    assertTrue(s.contains("Regenerated from the runs in `" + shown(some) + "`: P = 20 dense. Kept byte for byte "
+        + "from the previous version of this section, their runs not being in that directory: P = 20 "
+        + "unidirectional, P = 20 bidirectional."), s);
+    assertTrue(s.contains("> **Ours.** 3 runs in `" + shown(thesis) + "`"), s);
+    assertTrue(s.contains("The kept rows' runs, as the previous version of this section recorded their runners' "
+        + "invocations:\n\n" + previousMachine + "\n"), s);
+    for (String heading : new String[] {"## Downlink saving", "## Time to accuracy against DL4J"}) {
+      assertEquals(section(previous, heading), section(after, heading), heading + " kept verbatim");
+    }
+
+    // refused as before: without --update, and into a document without the grid's section
+    assertRefused(some, some.resolve("unidirectional") + ": point 'unidirectional' of " + some.resolve("grid.json")
+        + " was never started");
+    Path other = repository("partial-other");
+    assertEquals(0, main(generate(other, downlink)).code());
+    Outcome refused = main("reproduction", "--experiments", some.toString(), "--out",
+        other.resolve("REPRODUCTION.md").toString(), "--update");
+    assertEquals(2, refused.code(), refused.err());
+    assertEquals("bitopk: --experiments: " + some + "/unidirectional: point 'unidirectional' of " + some
+        + "/grid.json was never started; finish it with: experiment --grid " + some + "/grid.json --out " + some
+        + ", or --update a document whose section of grid 'thesis-fmnist-mlp-quick' has its row", refused.err().strip());
+  }
+
+  /**
    * A hand-written file in --out's place is the user's: refused in one line, left byte for byte, nothing else
    * written. Without it the document is written with the mode any new file gets here (the umask's), and a second
    * run replaces the document it wrote.
