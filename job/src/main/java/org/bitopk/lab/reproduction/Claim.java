@@ -48,7 +48,14 @@ enum Claim {
           + "keeps the central model uncompressed and claims the convergence of unidirectional compression with "
           + "both directions compressed. No paper reports these on the thesis' setting; the question is Zou's: does "
           + "compressing the downlink cost accuracy, and which memory mechanism costs least.",
-      List.of("schemes-fmnist-mlp"));
+      List.of("schemes-fmnist-mlp")),
+  WIRE_FORMATS("Value formats under error feedback: accuracy and bytes",
+      "This project's target, no paper's figure: with the values of both directions' messages rounded to fp16 or "
+          + "bf16 instead of fp32, the rounding error kept in the worker's and the server's residuals, bidirectional "
+          + "TopK ends within " + WireFormatTable.TOLERANCE_POINTS + " points of fp32's final accuracy (Fashion-MNIST "
+          + "MLP, P = 20, ρ = 0.001 both ways, batch 10, 10 epochs); int8's (one scale per message) is stated. The "
+          + "bytes per coordinate they buy are measured on the same runs.",
+      List.of("wire-formats"));
 
   /** Where the shipped grid files are, relative to the repository's top level. */
   static final String SHIPPED_GRIDS = "job/experiments";

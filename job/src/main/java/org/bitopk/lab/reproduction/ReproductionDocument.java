@@ -125,6 +125,7 @@ final class ReproductionDocument {
         case COMPRESSORS -> CompressorTable.markdown(e);
         case COUNTEREXAMPLE -> CounterexampleTable.markdown(e);
         case SCHEMES -> SchemesTable.markdown(e);
+        case WIRE_FORMATS -> WireFormatTable.markdown(e);
         default -> RunsTable.markdown(e);
       });
     }

@@ -15,10 +15,13 @@ import org.bitopk.lab.experiment.GridPoint;
  * @param upTargetK the uplink's target k (the first round's; NaN for dense)
  * @param downTargetK the downlink's target k (NaN unless bidirectional)
  * @param achievedOverTargetUp mean over rounds of achieved k / target k of the uplink
+ * @param upCoordinates coordinates sent up over the run, all workers ({@code up_nnz})
+ * @param downCoordinates coordinates of the downlink's messages over the run, one copy ({@code down_nnz})
  */
 record RunFigures(GridPoint point, JsonNode settings, double finalAccuracy, double bestAccuracy, long rounds,
     double wallSeconds, long upBytes, long downBytes, long downBytesDelivered, double downNnzRatio,
-    double meanGapLastHalf, double lastRoundGap, double upTargetK, double downTargetK, double achievedOverTargetUp) {
+    double meanGapLastHalf, double lastRoundGap, double upTargetK, double downTargetK, double achievedOverTargetUp,
+    long upCoordinates, long downCoordinates) {
 
   static RunFigures of(GridPoint point, RunMetrics run) {
     MetricTable it = run.iterations();
@@ -67,7 +70,8 @@ record RunFigures(GridPoint point, JsonNode settings, double finalAccuracy, doub
     return new RunFigures(point, run.config(), ep.last("test_accuracy"), best, it.size(),
         sum(it.column("time_total_ms")) / 1000, (long) sum(it.column("up_bytes")), (long) sum(it.column("down_bytes")),
         (long) sum(it.column("down_bytes_delivered")), ratioCount == 0 ? Double.NaN : ratioSum / ratioCount, gap, lastGap,
-        first(target), first(it.column("down_target_k")), qualityCount == 0 ? Double.NaN : quality / qualityCount);
+        first(target), first(it.column("down_target_k")), qualityCount == 0 ? Double.NaN : quality / qualityCount,
+        (long) sum(it.column("up_nnz")), (long) sum(it.column("down_nnz")));
   }
 
   /** A setting of the run's config.json as text ({@code fallback} when absent). */

@@ -256,4 +256,31 @@ class GridTest {
     assertTrue(pairs.contains("ef21/ef21-p/0.003") && pairs.contains("ef14/ef/0.04")
         && pairs.contains("artemis/mcm/0.01") && pairs.contains("ef21/ef/0.001"), pairs.toString());
   }
+
+  /**
+   * The value formats grid is the quick grid's bidirectional P = 20 point (every setting, the learning rate
+   * included) once per value format, the same format both ways.
+   */
+  @Test
+  void wireFormatsGridIsTheQuickGridsBidirectionalPointInEveryValueFormat() {
+    Grid g = shipped("wire-formats");
+    assertNotNull(g.expectedRuntime());
+    GridPoint quick = shipped("thesis-fmnist-mlp-quick").points().stream()
+        .filter(p -> config(p).mode() == Mode.BIDIRECTIONAL && config(p).workers() == 20).findFirst().orElseThrow();
+    Map<String, String> expected = new java.util.HashMap<>(quick.settings());
+    Set<org.bitopk.compression.ValueFormat> formats = new HashSet<>();
+    for (GridPoint p : g.points()) {
+      TrainingConfig c = config(p);
+      assertEquals(c.valuesUp(), c.valuesDown(), p.name());
+      formats.add(c.valuesUp());
+      Map<String, String> settings = new java.util.HashMap<>(p.settings());
+      settings.remove(TrainFlags.VALUES_UP);
+      settings.remove(TrainFlags.VALUES_DOWN);
+      assertEquals(expected, settings, p.name());
+      assertEquals(config(quick).learningRate(), c.learningRate(), p.name());
+    }
+    assertEquals(Set.of(org.bitopk.compression.ValueFormat.values()), formats);
+    assertEquals(4, g.points().size());
+  }
 }
+

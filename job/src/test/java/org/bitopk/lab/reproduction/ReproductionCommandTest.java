@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 import org.bitopk.cli.Main;
@@ -434,6 +435,60 @@ class ReproductionCommandTest {
     assertEquals("bitopk: --experiments: " + some + "/unidirectional: point 'unidirectional' of " + some
         + "/grid.json was never started; finish it with: experiment --grid " + some + "/grid.json --out " + some
         + ", or --update a document whose section of grid 'thesis-fmnist-mlp-quick' has its row", refused.err().strip());
+  }
+
+  /**
+   * The shipped value formats grid, on a synthetic data set for one epoch: its section has a row per format with
+   * the final accuracy against fp32's, the verdict (a target for fp16 and bf16 only), and the bytes per round and
+   * per coordinate summed here from the runs' iteration lines.
+   */
+  @Test
+  void theWireFormatsSectionRendersFromATinyRunOfTheShippedGrid() throws IOException {
+    ObjectNode grid = (ObjectNode) JSON.readTree(Path.of("experiments/wire-formats.json").toFile());
+    ((ObjectNode) grid.get("base")).put("dataset", "synthetic:n=400,test=100,shape=1x28x28,classes=10")
+        .put("epochs", 1);
+    Path file = tmp.resolve("wire-formats.json");
+    Files.writeString(file, grid.toString());
+    Path formats = tmp.resolve("runs/wire-formats");
+    Outcome run = main("experiment", "--grid", file.toString(), "--out", formats.toString(), "--quiet");
+    assertEquals(0, run.code(), run.err());
+    Path top = repository("wire-formats");
+    Outcome o = main("reproduction", "--experiments", formats.toString(), "--out",
+        top.resolve("REPRODUCTION.md").toString(), "--grids", Path.of("experiments").toAbsolutePath().toString());
+    assertEquals(0, o.code(), o.err());
+    String s = section(Files.readString(top.resolve("REPRODUCTION.md")),
+        "## Value formats under error feedback: accuracy and bytes (grid `wire-formats`)");
+    assertTrue(s.contains("submit/run-local.sh experiment --grid " + shown(formats) + "/grid.json --out "
+        + shown(formats)) && s.contains("differs from the shipped `job/experiments/wire-formats.json`"), s);
+    double fp32 = Double.NaN;
+    Map<String, Double> upPerCoordinate = new java.util.HashMap<>();
+    for (String format : new String[] {"fp32", "fp16", "bf16", "int8"}) {
+      Path dir = formats.resolve("values-up-" + format + "_values-down-" + format);
+      List<JsonNode> epochs = lines(dir.resolve("metrics/epochs.jsonl"));
+      double accuracy = 100 * epochs.get(epochs.size() - 1).get("test_accuracy").asDouble();
+      fp32 = format.equals("fp32") ? accuracy : fp32;
+      double[] sums = new double[5];
+      List<JsonNode> rounds = lines(dir.resolve("metrics/iterations.jsonl"));
+      for (JsonNode l : rounds) {
+        String[] keys = {"up_bytes", "down_bytes", "down_bytes_delivered", "up_nnz", "down_nnz"};
+        for (int i = 0; i < keys.length; i++) {
+          sums[i] += l.get(keys[i]).asDouble();
+        }
+      }
+      upPerCoordinate.put(format, sums[0] / sums[3]);
+      double diff = accuracy - fp32;
+      String verdict = format.equals("fp32") ? "–" : format.equals("int8")
+          ? (diff >= -0.3 ? "yes (no target)" : "no (no target)") : (diff >= -0.3 ? "met (target)" : "not met (target)");
+      assertEquals(String.format(Locale.ROOT, "| %s / %s | %.2f | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |",
+          format, format, accuracy, format.equals("fp32") ? "reference"
+              : String.format(Locale.ROOT, "%+.2f", diff).replace('-', '−'), verdict,
+          sums[0] / 1024 / rounds.size(), sums[1] / 1024 / rounds.size(), sums[2] / 1024 / rounds.size(),
+          sums[0] / sums[3], sums[1] / sums[4]), row(s, "| " + format + " / "));
+    }
+    // the values' bytes a coordinate: 4 for fp32, 2 for fp16 and bf16, 1 for int8 (and its scale per message)
+    assertEquals(2, upPerCoordinate.get("fp32") - upPerCoordinate.get("fp16"), 0.05, upPerCoordinate.toString());
+    assertEquals(2, upPerCoordinate.get("fp32") - upPerCoordinate.get("bf16"), 0.05, upPerCoordinate.toString());
+    assertEquals(1, upPerCoordinate.get("fp16") - upPerCoordinate.get("int8"), 0.05, upPerCoordinate.toString());
   }
 
   /**
