@@ -67,6 +67,16 @@ public final class SparseCodec {
    *     65504 (|v| >= 65520); for BF16 and INT8 only within an ulp of {@code Float.MAX_VALUE}
    */
   public static byte[] encode(SparseVector v, ValueFormat format) {
+    return encode(v, format, -1);
+  }
+
+  /**
+   * {@link #encode} in the given index layout ({@code LAYOUT_*}) instead of the smallest, or the smallest for -1:
+   * for measuring each layout (the decoder reads any of them).
+   *
+   * @throws IllegalArgumentException also for {@code LAYOUT_DENSE} when not every coordinate is stored
+   */
+  static byte[] encode(SparseVector v, ValueFormat format, int layoutWanted) {
     if (v == null || format == null) {
       throw new IllegalArgumentException("vector and format must not be null");
     }
@@ -82,7 +92,7 @@ public final class SparseCodec {
                 : "; expected a magnitude below Float.MAX_VALUE by more than an ulp, or use FP32"));
       }
     }
-    long indexPlan = indexPlan(idx, d);
+    long indexPlan = layoutWanted < 0 ? indexPlan(idx, d) : planIn(idx, d, layoutWanted);
     int layout = (int) (indexPlan & 3);
     long bitmapBytes = (d + 7L) >>> 3;
     boolean pow2 = powersOfTwo(raw, val, format);
@@ -254,6 +264,36 @@ public final class SparseCodec {
       }
     }
     return best;
+  }
+
+  /** The plan of {@link #indexPlan} for one layout, whatever its size. */
+  private static long planIn(int[] idx, int d, int layout) {
+    switch (layout) {
+      case LAYOUT_DELTA -> {
+        long bytes = 0;
+        int previous = -1;
+        for (int index : idx) {
+          bytes += varintSize(index - previous);
+          previous = index;
+        }
+        return bytes << 8 | LAYOUT_DELTA;
+      }
+      case LAYOUT_BITMAP -> {
+        return ((d + 7L) >>> 3) << 8 | LAYOUT_BITMAP;
+      }
+      case LAYOUT_RICE -> {
+        int parameter = idx.length == 0 ? 0 : RiceGaps.parameter(idx);
+        return RiceGaps.bytes(idx, parameter) << 8 | parameter << 2 | LAYOUT_RICE;
+      }
+      case LAYOUT_DENSE -> {
+        if (idx.length != d) {
+          throw new IllegalArgumentException("the dense layout stores every coordinate; this vector has "
+              + idx.length + " of " + d);
+        }
+        return LAYOUT_DENSE;
+      }
+      default -> throw new IllegalArgumentException("no index layout " + layout);
+    }
   }
 
   /**

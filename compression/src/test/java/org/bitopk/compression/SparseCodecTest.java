@@ -95,6 +95,28 @@ class SparseCodecTest {
     assertEquals(empty, SparseCodec.decode(SparseCodec.encode(empty, ValueFormat.FP32)));
   }
 
+  /**
+   * A layout asked for (how the benchmark measures each one) is written whatever its size, decodes to the same
+   * vector, and takes the index bytes counted independently; dense is refused unless every coordinate is stored.
+   */
+  @Test
+  void eachLayoutCanBeAskedForAndRoundTrips() {
+    SparseVector v = random(100_003, 0.01, 3);
+    long header = IndexSizes.header(v.dimension(), v.nnz()) + 4L * v.nnz();
+    Object[][] layouts = {{SparseCodec.LAYOUT_DELTA, "delta", IndexSizes.deltaBytes(v.indices())},
+        {SparseCodec.LAYOUT_BITMAP, "bitmap", IndexSizes.bitmapBytes(v.dimension())},
+        {SparseCodec.LAYOUT_RICE, "rice", IndexSizes.riceBytes(v.indices())}};
+    for (Object[] l : layouts) {
+      byte[] bytes = SparseCodec.encode(v, ValueFormat.FP32, (int) l[0]);
+      assertEquals(l[1], SparseCodec.layoutName(bytes));
+      assertEquals(header + (long) l[2], bytes.length, (String) l[1]);
+      assertEquals(v, SparseCodec.decode(bytes), (String) l[1]);
+    }
+    assertEquals("rice", SparseCodec.layoutName(SparseCodec.encode(v, ValueFormat.FP32)), "the smallest here");
+    assertThrows(IllegalArgumentException.class, () -> SparseCodec.encode(v, ValueFormat.FP32,
+        SparseCodec.LAYOUT_DENSE));
+  }
+
   @Test
   void fp16OverflowIsRejectedNotClamped() {
     SparseVector ok = SparseVector.of(3, new int[] {0, 2}, new float[] {65504f, -65519.99f});
