@@ -379,11 +379,8 @@ class ReproductionCommandTest {
    */
   @Test
   void updateFromSomeOfAGridsPointsKeepsTheOtherRowsOfItsSection() throws IOException {
-    Path top = repository("partial");
-    Outcome first = main(generate(top, thesis, downlink));
-    assertEquals(0, first.code(), first.err());
-    Path file = top.resolve("REPRODUCTION.md");
-    String original = Files.readString(file);
+    String original = theDocumentOfTheThesisAndDownlinkGrids("partial");
+    Path file = repository("partial").resolve("REPRODUCTION.md");
     String dense = row(original, "| 20 | dense |");
     String uni = row(original, "| 20 | unidirectional |").replaceFirst("\\| [^|]+ \\| [^|]+ \\|$", "| 11.11 | −77.87 |");
     String bi = row(original, "| 20 | bidirectional |").replaceFirst("\\| [^|]+ \\| [^|]+ \\|$", "| 22.22 | −66.62 |");
