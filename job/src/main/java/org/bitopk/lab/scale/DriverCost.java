@@ -53,34 +53,14 @@ public record DriverCost(double nanosPerReceivedCoordinate, double nanosPerEleme
   }
 
   /**
-   * The check for a super-linear term: the same fit with a·P·k·log₂(P·k) and d·log₂ d added; returns the share
-   * of the round those two terms take at the largest point (0 when the linear model needs nothing more).
+   * The check for a super-linear term: the model fitted on the points of smaller d only, then its error
+   * (predicted / measured − 1) on each point of the largest d. A term growing faster than P·k or d shows as a
+   * prediction short of the measured time there.
    */
-  public static double superLinearShare(List<Point> points) {
-    List<double[]> rows = new ArrayList<>();
-    double[] y = new double[points.size()];
-    Point largest = points.get(0);
-    for (int i = 0; i < points.size(); i++) {
-      Point p = points.get(i);
-      rows.add(superLinearRow(p));
-      y[i] = p.nanos();
-      if (p.nanos() > largest.nanos()) {
-        largest = p;
-      }
-    }
-    double[] beta = RelativeLeastSquares.fit(rows, y);
-    double[] row = superLinearRow(largest);
-    double extra = beta[3] * row[3] + beta[4] * row[4];
-    return extra / RelativeLeastSquares.predict(beta, row);
-  }
-
-  private static double[] superLinearRow(Point p) {
-    double received = p.received();
-    double d = p.dimension();
-    return new double[] {received, d, 1, received * log2(received), d * log2(d)};
-  }
-
-  private static double log2(double v) {
-    return Math.log(v) / Math.log(2);
+  public static double[] extrapolationErrors(List<Point> points) {
+    long largest = points.stream().mapToLong(Point::dimension).max().orElseThrow();
+    DriverCost smaller = fit(points.stream().filter(p -> p.dimension() < largest).toList()).cost();
+    return points.stream().filter(p -> p.dimension() == largest)
+        .mapToDouble(p -> smaller.nanos(p.workers(), p.k(), p.dimension()) / p.nanos() - 1).toArray();
   }
 }

@@ -17,6 +17,15 @@ public final class RelativeLeastSquares {
    * @throws IllegalArgumentException when there are fewer points than columns or a y is not positive
    */
   public static double[] fit(List<double[]> features, double[] observed) {
+    return fit(features, observed, new double[observed.length]);
+  }
+
+  /**
+   * β minimising Σ ((offset_i + β·x_i) / y_i − 1)²: the same with a part of each y already known.
+   *
+   * @param offsets the known part of each observation
+   */
+  public static double[] fit(List<double[]> features, double[] observed, double[] offsets) {
     int n = observed.length;
     if (features.size() != n || n == 0) {
       throw new IllegalArgumentException("need one row of features per observation, got " + features.size()
@@ -35,7 +44,7 @@ public final class RelativeLeastSquares {
       for (int c = 0; c < columns; c++) {
         x[i][c] = features.get(i)[c] / observed[i];
       }
-      y[i] = 1;
+      y[i] = 1 - offsets[i] / observed[i];
     }
     OLSMultipleLinearRegression ols = new OLSMultipleLinearRegression();
     ols.setNoIntercept(true);
