@@ -19,6 +19,7 @@ import org.bitopk.datasets.ShardSplitter;
 import org.bitopk.datasets.TrainTest;
 import org.bitopk.datasets.WorkerShard;
 import org.bitopk.job.engine.DownlinkView;
+import org.bitopk.job.engine.ReplicaStart;
 import org.bitopk.job.engine.RoundSettings;
 import org.bitopk.job.engine.StateLocations;
 import org.bitopk.job.engine.UplinkSettings;
@@ -58,7 +59,8 @@ class ClosureSizeTest {
     Broadcast<float[]> snapshot = sc.broadcast(new float[1]);
     WorkerTask<WorkerShard> task = new WorkerTask<>("run", new RoundSettings(0, 0, 0.1f, true, false, false), factory,
         new UplinkSettings(CompressorSpec.parse("topk"), 2427, true, 0f, 1), new DownlinkView(1, 0, List.of(),
-        new byte[10], 0, snapshot), new long[2], new StateLocations(new String[] {"executor-host-0:40000", "executor-host-1:40000"},
+        new byte[10], 0, snapshot, ReplicaStart.builtOnExecutors(new float[1])), new long[2], new StateLocations(
+        new String[] {"executor-host-0:40000", "executor-host-1:40000"},
         List.of("executor-host-0:40000", "executor-host-1:40000"), 30_000));
     int size = serializedSize(task);
     assertTrue(size < 16 * 1024, "serialized task function: " + size + " bytes");
@@ -81,7 +83,8 @@ class ClosureSizeTest {
       long[] tokensOf100Workers = new long[100];
       WorkerTask<WorkerShard> task = new WorkerTask<>("run", new RoundSettings(0, 0, 0.1f, true, false, false),
           problem.objectiveFactory(), new UplinkSettings(CompressorSpec.parse("topk"), 2427, true, 0f, 1),
-          new DownlinkView(32, 0, window.subList(0, 31), latest, 0, snapshot), tokensOf100Workers, new StateLocations(
+          new DownlinkView(32, 0, window.subList(0, 31), latest, 0, snapshot, ReplicaStart.builtOnExecutors(x)),
+          tokensOf100Workers, new StateLocations(
               java.util.stream.IntStream.range(0, 100).mapToObj(i -> "executor-host-" + i % 10 + ":40000")
                   .toArray(String[]::new), List.of("executor-host-1:40000", "executor-host-2:40000"), 30_000));
       int size = serializedSize(task) - latest.length;

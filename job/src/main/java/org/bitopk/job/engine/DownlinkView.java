@@ -20,9 +20,11 @@ import org.apache.spark.broadcast.Broadcast;
  *     (t == firstUpdate)
  * @param snapshotIteration s of the snapshot, firstUpdate <= s <= t
  * @param snapshot x_s, dense
+ * @param start whether a new replica may build x_0 itself (and its checksum), when the window starts at update 0
  */
 public record DownlinkView(int iteration, int firstUpdate, List<Broadcast<byte[]>> earlierUpdates,
-    byte[] latestUpdate, int snapshotIteration, Broadcast<float[]> snapshot) implements Serializable {
+    byte[] latestUpdate, int snapshotIteration, Broadcast<float[]> snapshot, ReplicaStart start)
+    implements Serializable {
 
   public DownlinkView {
     int covered = earlierUpdates.size() + (latestUpdate.length > 0 ? 1 : 0);
@@ -36,6 +38,12 @@ public record DownlinkView(int iteration, int firstUpdate, List<Broadcast<byte[]
           + " cannot be brought to " + iteration + " with updates from " + firstUpdate);
     }
     earlierUpdates = List.copyOf(earlierUpdates);
+    java.util.Objects.requireNonNull(start, "start");
+  }
+
+  /** Whether a new replica may start from the x_0 it builds: the run started here and no update was dropped. */
+  boolean startsFromBuiltModel() {
+    return start.built() && firstUpdate == 0;
   }
 
   /**
@@ -43,12 +51,12 @@ public record DownlinkView(int iteration, int firstUpdate, List<Broadcast<byte[]
    * {@code latest}, travels inline.
    */
   static DownlinkView of(int iteration, int firstUpdate, List<Broadcast<byte[]>> updates, byte[] latest,
-      int snapshotIteration, Broadcast<float[]> snapshot) {
+      int snapshotIteration, Broadcast<float[]> snapshot, ReplicaStart start) {
     if (updates.isEmpty()) {
-      return new DownlinkView(iteration, firstUpdate, updates, new byte[0], snapshotIteration, snapshot);
+      return new DownlinkView(iteration, firstUpdate, updates, new byte[0], snapshotIteration, snapshot, start);
     }
     return new DownlinkView(iteration, firstUpdate, updates.subList(0, updates.size() - 1), latest,
-        snapshotIteration, snapshot);
+        snapshotIteration, snapshot, start);
   }
 
   /** The encoded update s, firstUpdate <= s < t: the inline one or an earlier update's broadcast value. */

@@ -22,6 +22,7 @@ final class DownlinkWindow implements AutoCloseable {
   private int firstUpdate;
   private Broadcast<float[]> snapshot;
   private int snapshotIteration;
+  private ReplicaStart start = ReplicaStart.SNAPSHOT;
 
   DownlinkWindow(JavaSparkContext sc, int capacity, int snapshotEvery) {
     if (snapshotEvery < 1 || capacity < snapshotEvery) {
@@ -33,9 +34,14 @@ final class DownlinkWindow implements AutoCloseable {
     this.snapshotEvery = snapshotEvery;
   }
 
-  /** Starts at iteration t0 with parameters x_{t0}. */
-  void start(int t0, float[] parameters) {
+  /**
+   * Starts at iteration t0 with parameters x_{t0}. The snapshot is a broadcast like any other: executors fetch it
+   * only when a replica reads it, so with {@code start} letting them build x_0 it costs the driver memory, not
+   * bytes on the wire.
+   */
+  void start(int t0, float[] parameters, ReplicaStart start) {
     firstUpdate = t0;
+    this.start = start;
     replaceSnapshot(t0, parameters);
   }
 
@@ -60,7 +66,7 @@ final class DownlinkWindow implements AutoCloseable {
   }
 
   DownlinkView view(int t) {
-    return DownlinkView.of(t, firstUpdate, new ArrayList<>(updates), latest, snapshotIteration, snapshot);
+    return DownlinkView.of(t, firstUpdate, new ArrayList<>(updates), latest, snapshotIteration, snapshot, start);
   }
 
   private void replaceSnapshot(int t, float[] parameters) {

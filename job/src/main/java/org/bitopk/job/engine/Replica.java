@@ -1,5 +1,6 @@
 package org.bitopk.job.engine;
 
+import java.util.Optional;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.job.problem.WorkerObjective;
 
@@ -8,6 +9,8 @@ import org.bitopk.job.problem.WorkerObjective;
  * the iteration it is at, and the objective that computes gradients with it. Used by one task at a time.
  */
 final class Replica<S> {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Replica.class);
+
   final WorkerObjective<S> objective;
   final float[] parameters;
   final float[] gradient;
@@ -20,14 +23,32 @@ final class Replica<S> {
     this.gradient = new float[objective.dimension()];
   }
 
-  /** Outcome of {@link #catchUp}. */
-  record CatchUp(int updatesApplied, boolean resynchronised) {}
+  /**
+   * Outcome of {@link #catchUp}.
+   *
+   * @param resynchronised the replica loaded the dense snapshot
+   * @param startRejected the replica built x_0 itself but its checksum was not the driver's (or it could not build
+   *     it): it loaded the snapshot instead
+   */
+  record CatchUp(int updatesApplied, boolean resynchronised, boolean startRejected) {
+    CatchUp(int updatesApplied, boolean resynchronised) {
+      this(updatesApplied, resynchronised, false);
+    }
+  }
 
-  /** Brings the parameters to x_t from the window of updates, or from the snapshot if too far behind. */
+  /**
+   * Brings the parameters to x_t: a new replica of a run that started at x_0 builds x_0 itself and keeps it when
+   * its checksum is the driver's; then the window of updates, or the dense snapshot when the replica is too far
+   * behind (or new, and without a usable x_0 of its own).
+   */
   CatchUp catchUp(DownlinkView view, RunState run) {
     int t = view.iteration();
     if (iteration == t) {
       return new CatchUp(0, false);
+    }
+    boolean startRejected = false;
+    if (iteration < 0 && view.startsFromBuiltModel()) {
+      startRejected = !startFromBuiltModel(view.start().checksum());
     }
     boolean resync = iteration < view.firstUpdate() || iteration > t;
     if (resync) {
@@ -47,6 +68,32 @@ final class Replica<S> {
       applied++;
     }
     iteration = t;
-    return new CatchUp(applied, resync);
+    return new CatchUp(applied, resync, startRejected);
+  }
+
+  /**
+   * Takes the x_0 the objective built from the run's seed and model when its checksum is {@code expected}, the
+   * driver's; else leaves the replica new (the caller loads the snapshot) and says why in one line.
+   */
+  private boolean startFromBuiltModel(long expected) {
+    Optional<float[]> built = objective.initialParameters();
+    if (built.isEmpty()) {
+      LOG.warn("this replica cannot build x_0 itself; it loads the driver's dense snapshot ({} bytes)",
+          (long) Float.BYTES * parameters.length);
+      return false;
+    }
+    float[] x0 = built.get();
+    TestFaults.perturbStart(x0);
+    long checksum = x0.length == parameters.length ? ParameterChecksum.of(x0) : ~expected;
+    if (checksum != expected) {
+      LOG.warn("x_0 built on this executor has checksum {}, the driver's {} (another model file or numeric "
+          + "library?); this replica loads the driver's dense snapshot ({} bytes)", Long.toHexString(checksum),
+          Long.toHexString(expected), (long) Float.BYTES * parameters.length);
+      return false;
+    }
+    System.arraycopy(x0, 0, parameters, 0, parameters.length);
+    objective.load(parameters);
+    iteration = 0;
+    return true;
   }
 }

@@ -4,14 +4,17 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Faults injected by tests into worker tasks, to prove that retried and speculative attempts leave the result
- * unchanged. Inactive unless a test sets {@link #failAfterStep} (local mode: tasks run in the test's JVM) or
- * the executor JVM has the system property {@code bitopk.test.slow-worker=ROUND:WORKER:MILLIS}; production
- * runs never set either.
+ * unchanged, and that a replica whose own x_0 differs from the driver's loads the snapshot instead. Inactive
+ * unless a test sets {@link #failAfterStep} or {@link #perturbStartedModels} (local mode: tasks run in the test's
+ * JVM) or the executor JVM has the system property {@code bitopk.test.slow-worker=ROUND:WORKER:MILLIS} or
+ * {@code bitopk.test.perturb-start=true}; production runs never set any.
  */
 public final class TestFaults {
   /** Fails attempt 0 of (round, worker) right after its state was advanced; null = off. */
   static volatile int[] failAfterStep;
   private static final int[] SLOW = parse(System.getProperty("bitopk.test.slow-worker"));
+  /** Changes the last bit of every x_0 a replica builds, as another numeric library might; false = off. */
+  static volatile boolean perturbStart = Boolean.getBoolean("bitopk.test.perturb-start");
   private static final AtomicLong LOCAL_TOKENS = new AtomicLong();
 
   private TestFaults() {}
@@ -36,8 +39,20 @@ public final class TestFaults {
     failAfterStep = new int[] {round, worker};
   }
 
+  /** Tests: every x_0 a replica builds differs from the driver's in one bit, so replicas load the snapshot. */
+  public static void perturbStartedModels() {
+    perturbStart = true;
+  }
+
+  static void perturbStart(float[] x0) {
+    if (perturbStart && x0.length > 0) {
+      x0[0] = Float.intBitsToFloat(Float.floatToRawIntBits(x0[0]) ^ 1);
+    }
+  }
+
   public static void clear() {
     failAfterStep = null;
+    perturbStart = Boolean.getBoolean("bitopk.test.perturb-start");
   }
 
   static long localToken() {

@@ -15,8 +15,9 @@ import scala.reflect.ClassTag$;
  * The driver loop (the parameter server). Each round t ({@link #round}): one Spark job over the S worker groups
  * whose tasks bring their replica to x_t and return one encoded uplink per worker; the driver averages, hands the
  * average to the plan's downlink strategy, applies the update to its float[] master model with
- * {@link SparseUpdates}, and broadcasts the encoded update for round t + 1. No dense model is shipped after the
- * initial snapshot except the periodic snapshot for replicas that fall behind.
+ * {@link SparseUpdates}, and broadcasts the encoded update for round t + 1. No dense model is shipped: the executors
+ * build x_0 themselves and check it against the driver's checksum ({@link ReplicaStart}); only replicas that fall
+ * behind, are lost, or start a resumed run (or whose own x_0 differs) load the periodic dense snapshot.
  *
  * <p>Where the algorithm is (error feedback on both sides, with C the compressor):
  * <ul>
@@ -30,6 +31,8 @@ import scala.reflect.ClassTag$;
  * c = residual + scale·input, sent = C(c), residual = c − sent.
  */
 public final class Trainer<S> {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Trainer.class);
+
   private final JavaSparkContext sc;
   private final RunPlan plan;
   private final TrainingProblem<S> problem;
@@ -93,7 +96,7 @@ public final class Trainer<S> {
     long total = plan.totalRounds();
     Progress progress = new Progress(t0, total);
     try (DownlinkWindow window = new DownlinkWindow(sc, plan.updateWindow(), plan.snapshotEvery())) {
-      window.start(t0, master);
+      window.start(t0, master, resume == null ? ReplicaStart.builtOnExecutors(master) : ReplicaStart.SNAPSHOT);
       if (resume != null) {
         WorkerMemories.restore(sc, groups, runId, factory, plan.uplink(), resume.workers(), t0);
       }
@@ -254,6 +257,11 @@ public final class Trainer<S> {
   private IterationRecord record(int t, double lr, List<WorkerReport> reports, ServerAggregator.Round aggregate,
       Double gap, IterationRecord.Times times) {
     RoundStatistics workers = RoundStatistics.of(reports, plan.tasks(), sc.defaultParallelism());
+    if (workers.rejectedStarts() > 0) {
+      LOG.warn("round {}: {} new replica(s) built an x_0 whose checksum is not the driver's and loaded the dense "
+          + "snapshot instead ({} bytes each; see the executors' logs)", t, workers.rejectedStarts(),
+          (long) Float.BYTES * master.length);
+    }
     long payload = aggregate.encoded().length;
     RunCounters round = new RunCounters(workers.upBytes(), payload,
         payload * plan.workers() + (long) workers.replicaResyncs() * Float.BYTES * master.length,

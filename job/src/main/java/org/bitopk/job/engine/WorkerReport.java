@@ -25,6 +25,8 @@ public final class WorkerReport {
   final long catchUpNanos;
   final int updatesApplied;
   final boolean resynchronised;
+  /** The task's new replica built an x_0 that was not the driver's and loaded the snapshot instead. */
+  final boolean startRejected;
   /** The worker's state was missing or unusable on the executor: its residual restarted from zero. */
   final boolean residualLost;
   /** Another attempt had already taken this round: the state was rolled back before this one. */
@@ -56,6 +58,7 @@ public final class WorkerReport {
     catchUpNanos = b.catchUpNanos;
     updatesApplied = b.catchUp.updatesApplied();
     resynchronised = b.catchUp.resynchronised();
+    startRejected = b.catchUp.startRejected();
     residualLost = b.residualLost;
     rolledBack = b.rolledBack;
     stateToken = b.stateToken;

@@ -14,6 +14,16 @@ public interface WorkerObjective<S> extends AutoCloseable {
   /** Number of parameters d. */
   int dimension();
 
+  /**
+   * x_0 as this new replica builds it from the run's seed and model configuration — the driver's
+   * {@link TrainingProblem#initialParameters()} computed again here — or empty when it cannot. Asked only before
+   * the first {@link #load}; the engine keeps it only when its checksum is the driver's, so a replica that builds
+   * other bits (another numeric library, a file it reads differently) loads the driver's snapshot instead.
+   */
+  default java.util.Optional<float[]> initialParameters() {
+    return java.util.Optional.empty();
+  }
+
   /** Replaces every parameter (a new replica, or a resynchronisation from a snapshot). */
   void load(float[] parameters);
 

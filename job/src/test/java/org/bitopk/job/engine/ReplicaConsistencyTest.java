@@ -145,7 +145,8 @@ class ReplicaConsistencyTest {
     }
     Broadcast<float[]> snapshot = sc.broadcast(models.get(4));
     // Window holds updates 2..5 (x_2 -> x_6), 5 inline; the snapshot is x_4.
-    DownlinkView view = new DownlinkView(6, 2, updates.subList(2, 5), updates.get(5).value(), 4, snapshot);
+    DownlinkView view = new DownlinkView(6, 2, updates.subList(2, 5), updates.get(5).value(), 4, snapshot,
+        ReplicaStart.SNAPSHOT);
     RunState run = new RunState();
     Replica<?> behind = new Replica<>(new QuadraticObjectiveFactory(d).create());
     System.arraycopy(models.get(3), 0, behind.parameters, 0, d);

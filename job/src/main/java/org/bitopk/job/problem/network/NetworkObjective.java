@@ -23,6 +23,8 @@ final class NetworkObjective implements WorkerObjective<WorkerShard> {
   private final int batchSize;
   private final long seed;
   private final boolean augment;
+  /** Whether parameters were loaded: until then the network holds what its initialisation drew from the seed. */
+  private boolean loaded;
 
   NetworkObjective(MultiLayerNetwork network, int batchSize, long seed, boolean augment) {
     this.network = network;
@@ -38,8 +40,15 @@ final class NetworkObjective implements WorkerObjective<WorkerShard> {
     return statistic.length;
   }
 
+  /** The network was initialised from the run's seed when it was created ({@link NetworkObjectiveFactory#create}). */
+  @Override
+  public java.util.Optional<float[]> initialParameters() {
+    return loaded ? java.util.Optional.empty() : java.util.Optional.of(parameterView.toFloatVector());
+  }
+
   @Override
   public void load(float[] parameters) {
+    loaded = true;
     // One bulk copy into native memory; DataBuffer#setData copies element by element through the indexer.
     parameterView.data().asNioFloat().put(parameters);
   }

@@ -32,6 +32,7 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
   private final JavaRDD<QuadraticShard> shards;
   private final float[] start;
   private final String startSource;
+  private final CounterexampleStart executorStart;
 
   /** The paper's instance, x₀ generated from {@code seed}. */
   public CounterexampleProblem(JavaSparkContext sc, long seed) {
@@ -49,6 +50,8 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
       throw new IllegalArgumentException("x0 has " + start.length + " entries, expected d = " + setting.dimension());
     }
     this.start = start != null ? start.clone() : setting.initialPoint(seed);
+    this.executorStart = start == null ? new CounterexampleStart.Generated(setting, seed)
+        : readableByExecutors(sc, startFile);
     this.startSource = start != null ? "file " + startFile
         : String.format(java.util.Locale.ROOT, "generated: java.util.Random(%d), x[j] = (float) (%s + %s * "
             + "nextGaussian()) for j = 0..d-1", seed, Double.toString(setting.start()),
@@ -59,6 +62,20 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
     }
     this.partitions = WorkerPartitions.distribute(sc, list, "counterexample workers");
     this.shards = partitions.rdd();
+  }
+
+  /** The file as a fully qualified URI, which an executor can read if its file system serves it. */
+  private static CounterexampleStart readableByExecutors(JavaSparkContext sc, String file) {
+    if (file == null) {
+      return new CounterexampleStart.Unknown();
+    }
+    try {
+      Path path = new Path(file);
+      return new CounterexampleStart.FromFile(path.getFileSystem(sc.hadoopConfiguration()).makeQualified(path)
+          .toString());
+    } catch (IOException | IllegalArgumentException e) {
+      return new CounterexampleStart.Unknown();
+    }
   }
 
   @Override
@@ -78,7 +95,7 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
 
   @Override
   public ObjectiveFactory<QuadraticShard> objectiveFactory() {
-    return new QuadraticObjectiveFactory(setting.dimension());
+    return new QuadraticObjectiveFactory(setting.dimension(), executorStart);
   }
 
   @Override

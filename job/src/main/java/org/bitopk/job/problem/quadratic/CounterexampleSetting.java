@@ -20,7 +20,8 @@ import org.bitopk.job.problem.OptionText;
  * <p>The optimum is analytic: x* = ā·1 with ā the mean of the centres, and
  * F* = mean_i ½‖x* − a_i·1‖² = ½·d·mean_i (a_i − ā)², both in double from the float centres the workers use.
  */
-public final class CounterexampleSetting {
+public final class CounterexampleSetting implements java.io.Serializable {
+  private static final long serialVersionUID = 1L;
   public static final String NAME = "counterexample";
   /** d ≤ this: the driver, every replica and every residual hold dense float vectors of length d. */
   static final int MAX_DIMENSION = 100_000_000;

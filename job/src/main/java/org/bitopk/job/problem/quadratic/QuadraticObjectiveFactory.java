@@ -8,17 +8,24 @@ import org.bitopk.job.problem.WorkerObjective;
 public final class QuadraticObjectiveFactory implements ObjectiveFactory<QuadraticShard> {
   private static final long serialVersionUID = 1L;
   private final int dimension;
+  private final CounterexampleStart start;
 
+  /** Replicas that cannot build x₀ themselves: they load the driver's. */
   public QuadraticObjectiveFactory(int dimension) {
+    this(dimension, new CounterexampleStart.Unknown());
+  }
+
+  public QuadraticObjectiveFactory(int dimension, CounterexampleStart start) {
     if (dimension < 1) {
       throw new IllegalArgumentException("dimension must be >= 1, got " + dimension);
     }
     this.dimension = dimension;
+    this.start = java.util.Objects.requireNonNull(start, "start");
   }
 
   @Override
   public WorkerObjective<QuadraticShard> create() {
-    return new QuadraticObjective(dimension);
+    return new QuadraticObjective(dimension, start);
   }
 
   @Override
@@ -38,8 +45,16 @@ public final class QuadraticObjectiveFactory implements ObjectiveFactory<Quadrat
 
   /** ∇f_i(x) = x − a_i·1 computed in float, f_i in double. */
   static final class QuadraticObjective extends ParameterReplica<QuadraticShard> {
-    QuadraticObjective(int dimension) {
+    private final CounterexampleStart start;
+
+    QuadraticObjective(int dimension, CounterexampleStart start) {
       super(dimension);
+      this.start = start;
+    }
+
+    @Override
+    public java.util.Optional<float[]> initialParameters() {
+      return start.build(x.length);
     }
 
     @Override
