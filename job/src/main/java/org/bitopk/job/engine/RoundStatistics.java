@@ -12,7 +12,8 @@ import java.util.List;
  *     partition order onto the task slots: time_job_ms minus it estimates Spark's own cost
  */
 record RoundStatistics(long upBytes, double meanLoss, double meanAchievedK, double deltaUp, double gradientMs,
-    double compressMs, double catchUpMs, int lostResiduals, int replicaResyncs, int rejectedStarts, int rolledBack, double taskPathMs) {
+    double compressMs, double catchUpMs, int lostResiduals, int replicaResyncs, int rejectedStarts, int rolledBack,
+    double taskPathMs) {
 
   static RoundStatistics of(List<WorkerReport> reports, int tasks, int slots) {
     long upBytes = 0;
