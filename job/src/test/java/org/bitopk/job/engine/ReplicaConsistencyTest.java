@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -41,29 +39,15 @@ class ReplicaConsistencyTest {
   static final LocalSpark SPARK = new LocalSpark();
 
   /** Records x_t for every t and compares the executor replicas with it at the end of the run. */
-  private static final class ReplicaChecker implements RunListener {
-    final Map<Integer, float[]> masters = new HashMap<>();
-    final List<ReplicaSnapshot> replicas = new ArrayList<>();
-    final RunRecorder recorder = new RunRecorder();
+  private static final class ReplicaChecker extends ReplicaWatch {
     int forgetAt = -1;
 
     @Override
-    public void onStart(DriverState state) {
-      masters.put(state.iteration(), state.masterParameters());
-    }
-
-    @Override
     public void onIteration(IterationRecord record, DriverState state) {
-      recorder.onIteration(record, state);
-      masters.put(state.iteration(), state.masterParameters());
+      super.onIteration(record, state);
       if (record.iteration() == forgetAt) {
         ExecutorRegistry.forget(state.runId()); // as if every executor had been replaced
       }
-    }
-
-    @Override
-    public void onFinish(RunSummary summary, DriverState state) {
-      replicas.addAll(ExecutorRegistry.replicas(state.runId()));
     }
 
     void assertReplicasMatch() {

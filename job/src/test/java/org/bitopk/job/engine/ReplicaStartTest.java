@@ -7,11 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.logging.log4j.LogManager;
@@ -66,27 +63,13 @@ class ReplicaStartTest {
     TestFaults.clear();
   }
 
-  /** A run's records, final models and the replicas it left on the executors. */
+  /** A run's records, x_t for every t, the replicas it left on the executors, its final models. */
   private static final class Outcome implements RunListener {
-    final RunRecorder recorder = new RunRecorder();
-    final List<ReplicaSnapshot> replicas = new ArrayList<>();
-    /** x_t of the driver, by t. */
-    final Map<Integer, float[]> masters = new HashMap<>();
+    final ReplicaWatch watch = new ReplicaWatch();
     ResumePoint saved;
     int saveAfter = -1;
     float[] master;
     float[] model;
-
-    @Override
-    public void onStart(DriverState state) {
-      masters.put(state.iteration(), state.masterParameters());
-    }
-
-    @Override
-    public void onIteration(IterationRecord record, DriverState state) {
-      recorder.onIteration(record, state);
-      masters.put(state.iteration(), state.masterParameters());
-    }
 
     @Override
     public void afterRound(DriverState state) {
@@ -97,14 +80,16 @@ class ReplicaStartTest {
 
     @Override
     public void onFinish(RunSummary summary, DriverState state) {
-      recorder.onFinish(summary, state);
       master = state.masterParameters();
       model = state.modelParameters();
-      replicas.addAll(ExecutorRegistry.replicas(state.runId()));
+    }
+
+    List<IterationRecord> rounds() {
+      return watch.recorder.iterations;
     }
 
     IterationRecord round(int t) {
-      return recorder.iterations.get(t);
+      return rounds().get(t);
     }
   }
 
@@ -114,7 +99,8 @@ class ReplicaStartTest {
     Outcome outcome = new Outcome();
     outcome.saveAfter = saveAfter;
     Trainer<S> trainer = new Trainer<>(sc, RunPlans.of(config, problem, sc.defaultParallelism()), problem,
-        name + (TestFaults.perturbStart ? "-perturbed" : "") + (resume != null ? "-resumed" : ""), List.of(outcome));
+        name + (TestFaults.perturbStart ? "-perturbed" : "") + (resume != null ? "-resumed" : ""),
+        List.of(outcome.watch, outcome));
     if (resume != null) {
       trainer.resumeFrom(resume);
     }
@@ -141,9 +127,9 @@ class ReplicaStartTest {
 
   /** Every replica the run left, against the driver's x_t at the replica's t. */
   private static void assertReplicasAreTheDrivers(Outcome run) {
-    assertTrue(!run.replicas.isEmpty(), "no replica in this JVM");
-    for (ReplicaSnapshot replica : run.replicas) {
-      float[] master = run.masters.get(replica.iteration());
+    assertTrue(!run.watch.replicas.isEmpty(), "no replica in this JVM");
+    for (ReplicaSnapshot replica : run.watch.replicas) {
+      float[] master = run.watch.masters.get(replica.iteration());
       assertBitIdentical(master, replica.parameters(), "replica at " + replica.iteration());
       assertBitIdentical(master, replica.modelParameters(), "replica's network at " + replica.iteration());
     }
@@ -166,7 +152,7 @@ class ReplicaStartTest {
     assertEquals(first.downBytes() * WORKERS, first.downBytesDelivered(), "round 0 delivers the update alone");
     assertTrue(first.downBytesDelivered() < 4L * d, "round 0 delivered " + first.downBytesDelivered()
         + " bytes, a dense x_0 alone is " + 4L * d);
-    assertEquals(0, built.recorder.iterations.stream().mapToInt(IterationRecord::replicaResyncs).sum());
+    assertEquals(0, built.rounds().stream().mapToInt(IterationRecord::replicaResyncs).sum());
 
     IterationRecord reloaded = snapshot.round(0);
     assertTrue(reloaded.replicaResyncs() >= 1, "perturbed replicas must load the snapshot");
@@ -176,7 +162,7 @@ class ReplicaStartTest {
     assertTrue(warnings.get(0).startsWith("round 0: " + reloaded.replicaResyncs() + " new replica(s) could not "
         + "start from an x_0 of their own"), warnings.get(0));
 
-    for (int t = 0; t < built.recorder.iterations.size(); t++) {
+    for (int t = 0; t < built.rounds().size(); t++) {
       assertEquals(built.round(t).loss(), snapshot.round(t).loss(), 0.0, "loss of round " + t);
       assertEquals(built.round(t).downBytes(), snapshot.round(t).downBytes(), "down bytes of round " + t);
       assertEquals(built.round(t).upBytes(), snapshot.round(t).upBytes(), "up bytes of round " + t);

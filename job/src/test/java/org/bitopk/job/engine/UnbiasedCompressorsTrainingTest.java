@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.compression.Compressor;
@@ -47,37 +45,13 @@ class UnbiasedCompressorsTrainingTest {
     data = Datasets.load("synthetic:n=600,test=50", null, new Configuration());
   }
 
-  /** Records x_t and the iterations, and compares the executor replicas with x at the end. */
-  private static final class Checker implements RunListener {
-    final Map<Integer, float[]> masters = new HashMap<>();
-    final List<ReplicaSnapshot> replicas = new ArrayList<>();
-    final RunRecorder recorder = new RunRecorder();
-
-    @Override
-    public void onStart(DriverState state) {
-      masters.put(state.iteration(), state.masterParameters());
-    }
-
-    @Override
-    public void onIteration(IterationRecord record, DriverState state) {
-      recorder.onIteration(record, state);
-      masters.put(state.iteration(), state.masterParameters());
-    }
-
-    @Override
-    public void onFinish(RunSummary summary, DriverState state) {
-      recorder.onFinish(summary, state);
-      replicas.addAll(ExecutorRegistry.replicas(state.runId()));
-    }
-  }
-
-  private Checker train(String uplink, String downlink) {
+  private ReplicaWatch train(String uplink, String downlink) {
     JavaSparkContext sc = SPARK.context();
     TrainingConfig config = TrainingConfig.builder().dataset("synthetic").mode(Mode.BIDIRECTIONAL)
         .model(ModelArchitecture.MLP_SMALL).workers(WORKERS).uplink(CompressorSpec.parse(uplink))
         .downlink(CompressorSpec.parse(downlink)).densityUp(0.01).densityDown(0.01).learningRate(0.05)
         .batchSize(16).maxIterations(ROUNDS).consistencyCheckEvery(1).seed(SEED).build();
-    Checker checker = new Checker();
+    ReplicaWatch checker = new ReplicaWatch();
     try (ImageProblem problem = new ImageProblem(sc, "synthetic", data, ModelArchitecture.MLP_SMALL, WORKERS, false,
         16, SEED)) {
       new Trainer<>(sc, RunPlans.of(config, problem, sc.defaultParallelism()), problem,
@@ -126,7 +100,7 @@ class UnbiasedCompressorsTrainingTest {
 
   @Test
   void naturalUplinkSendsNineBitsPerCoordinate() {
-    Checker run = train("natural", "topk");
+    ReplicaWatch run = train("natural", "topk");
     int d = run.recorder.summary.dimension();
     for (IterationRecord r : run.recorder.iterations) {
       assertEquals((long) WORKERS * d, r.upNnz());
@@ -142,7 +116,7 @@ class UnbiasedCompressorsTrainingTest {
    */
   @Test
   void scaledRandomKUplinkAndNaturalDownlinkMatchTheCodecFormula() {
-    Checker run = train("randomk:scaled", "natural");
+    ReplicaWatch run = train("randomk:scaled", "natural");
     int d = run.recorder.summary.dimension();
     int k = Density.targetK(0.01, d);
     List<Compressor> selectors = new ArrayList<>();
