@@ -27,8 +27,8 @@ final class Replica<S> {
    * Outcome of {@link #catchUp}.
    *
    * @param resynchronised the replica loaded the dense snapshot
-   * @param startRejected the replica built x_0 itself but its checksum was not the driver's (or it could not build
-   *     it): it loaded the snapshot instead
+   * @param startRejected the replica built x_0 itself but its checksum was not the driver's: it loaded the snapshot
+   *     instead
    */
   record CatchUp(int updatesApplied, boolean resynchronised, boolean startRejected) {
     CatchUp(int updatesApplied, boolean resynchronised) {
@@ -48,7 +48,7 @@ final class Replica<S> {
     }
     boolean startRejected = false;
     if (iteration < 0 && view.startsFromBuiltModel()) {
-      startRejected = !startFromBuiltModel(view.start().checksum());
+      startRejected = startsFromBuiltModel(view.start().checksum()) == BuiltStart.DIFFERS;
     }
     boolean resync = iteration < view.firstUpdate() || iteration > t;
     if (resync) {
@@ -71,16 +71,18 @@ final class Replica<S> {
     return new CatchUp(applied, resync, startRejected);
   }
 
+  /** What became of the x_0 a new replica builds. */
+  private enum BuiltStart { TAKEN, DIFFERS, UNAVAILABLE }
+
   /**
    * Takes the x_0 the objective built from the run's seed and model when its checksum is {@code expected}, the
-   * driver's; else leaves the replica new (the caller loads the snapshot) and says why in one line.
+   * driver's; else leaves the replica new, for the caller to load the snapshot, and says so in one line when the
+   * checksum differs.
    */
-  private boolean startFromBuiltModel(long expected) {
+  private BuiltStart startsFromBuiltModel(long expected) {
     Optional<float[]> built = objective.initialParameters();
     if (built.isEmpty()) {
-      LOG.warn("this replica cannot build x_0 itself; it loads the driver's dense snapshot ({} bytes)",
-          (long) Float.BYTES * parameters.length);
-      return false;
+      return BuiltStart.UNAVAILABLE;
     }
     float[] x0 = built.get();
     TestFaults.perturbStart(x0);
@@ -89,11 +91,11 @@ final class Replica<S> {
       LOG.warn("x_0 built on this executor has checksum {}, the driver's {} (another model file or numeric "
           + "library?); this replica loads the driver's dense snapshot ({} bytes)", Long.toHexString(checksum),
           Long.toHexString(expected), (long) Float.BYTES * parameters.length);
-      return false;
+      return BuiltStart.DIFFERS;
     }
     System.arraycopy(x0, 0, parameters, 0, parameters.length);
     objective.load(parameters);
     iteration = 0;
-    return true;
+    return BuiltStart.TAKEN;
   }
 }

@@ -258,9 +258,9 @@ public final class Trainer<S> {
       Double gap, IterationRecord.Times times) {
     RoundStatistics workers = RoundStatistics.of(reports, plan.tasks(), sc.defaultParallelism());
     if (workers.rejectedStarts() > 0) {
-      LOG.warn("round {}: {} new replica(s) could not start from an x_0 of their own (its checksum was not the "
-          + "driver's, or they could not build it) and loaded the dense snapshot, {} bytes each; their executors' "
-          + "logs say why", t, workers.rejectedStarts(), (long) Float.BYTES * master.length);
+      LOG.warn("round {}: {} new replica(s) built an x_0 whose checksum is not the driver's (another model file or "
+          + "numeric library on their executors?) and loaded the dense snapshot instead, {} bytes each", t,
+          workers.rejectedStarts(), (long) Float.BYTES * master.length);
     }
     long payload = aggregate.encoded().length;
     RunCounters round = new RunCounters(workers.upBytes(), payload,

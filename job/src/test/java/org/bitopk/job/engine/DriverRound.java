@@ -60,7 +60,7 @@ final class DriverRound implements AutoCloseable {
         DownlinkStrategy.compressed(CompressorSpec.parse("topk"), k).open(d, RandomStreams.server(seed)));
     DownlinkWindow window = new DownlinkWindow(sc, WINDOW, WINDOW);
     float[] master = new float[d];
-    window.start(0, master);
+    window.start(0, master, ReplicaStart.builtOnExecutors(master));
     return new DriverRound(server, master, window, uplinks);
   }
 

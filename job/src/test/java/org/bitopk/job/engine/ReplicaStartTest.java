@@ -159,8 +159,8 @@ class ReplicaStartTest {
     assertEquals(first.downBytesDelivered() + 4L * d * reloaded.replicaResyncs(), reloaded.downBytesDelivered(),
         "the snapshot path delivers 4·d bytes more per new replica");
     assertEquals(1, warnings.size(), "one line on the driver: " + warnings);
-    assertTrue(warnings.get(0).startsWith("round 0: " + reloaded.replicaResyncs() + " new replica(s) could not "
-        + "start from an x_0 of their own"), warnings.get(0));
+    assertTrue(warnings.get(0).startsWith("round 0: " + reloaded.replicaResyncs() + " new replica(s) built an x_0 "
+        + "whose checksum is not the driver's"), warnings.get(0));
 
     for (int t = 0; t < built.rounds().size(); t++) {
       assertEquals(built.round(t).loss(), snapshot.round(t).loss(), 0.0, "loss of round " + t);

@@ -46,6 +46,12 @@ public final class SyntheticGradientObjectiveFactory implements ObjectiveFactory
       this.roundsPerEpoch = roundsPerEpoch;
     }
 
+    /** x_0 = 0, as {@link SyntheticGradientProblem#initialParameters()}. */
+    @Override
+    public java.util.Optional<float[]> initialParameters() {
+      return java.util.Optional.of(new float[x.length]);
+    }
+
     @Override
     public double gradient(SyntheticGradientShard shard, int epoch, int batchIndex, float[] gradientOut) {
       return gradients.write(shard.workerId(), (long) epoch * roundsPerEpoch + batchIndex, x, gradientOut);
