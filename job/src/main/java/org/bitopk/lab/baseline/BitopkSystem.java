@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.util.List;
 import java.util.Locale;
 import org.apache.hadoop.fs.Path;
+import org.bitopk.compression.ValueFormat;
 import org.bitopk.datasets.LabeledImages;
 import org.bitopk.job.config.Mode;
 import org.bitopk.job.config.TrainingConfig;
@@ -27,27 +28,37 @@ final class BitopkSystem implements ComparedSystem {
   static final String PREFIX = "bitopk-";
   /** Between a mode and a density of its own: {@code bitopk-bidirectional-rho-0.001}. */
   static final String DENSITY_INFIX = "-rho-";
+  /** Last, the format of the messages' values: {@code bitopk-bidirectional-rho-0.001-values-fp16}. */
+  static final String VALUES_INFIX = "-values-";
   private final Mode mode;
   private final BigDecimal density;
+  private final ValueFormat values;
 
   /**
    * @param density this system's ρ up and down, or null for {@code --density}'s; a system of its own, so that one
    *     comparison can show a mode at two densities (the fastest and the one moving the fewest bytes differ)
+   * @param values the format of the values sent up and, when bidirectional, down (error feedback keeps what
+   *     rounding loses); FP32 is the job's default, and names no system of its own
    */
-  BitopkSystem(Mode mode, BigDecimal density) {
+  BitopkSystem(Mode mode, BigDecimal density, ValueFormat values) {
     if (density != null && mode == Mode.DENSE) {
       throw new IllegalArgumentException("a density has no effect on bitopk-dense");
+    }
+    if (values != ValueFormat.FP32 && mode == Mode.DENSE) {
+      throw new IllegalArgumentException("a value format needs error feedback, which bitopk-dense does not have");
     }
     if (density != null && (density.signum() <= 0 || density.compareTo(BigDecimal.ONE) > 0)) {
       throw new IllegalArgumentException("density expected in (0, 1], got " + density.toPlainString());
     }
     this.mode = mode;
     this.density = density == null ? null : density.stripTrailingZeros();
+    this.values = values;
   }
 
   @Override
   public String name() {
-    return PREFIX + mode.cliName() + (density == null ? "" : DENSITY_INFIX + density.toPlainString());
+    return PREFIX + mode.cliName() + (density == null ? "" : DENSITY_INFIX + density.toPlainString())
+        + (values == ValueFormat.FP32 ? "" : VALUES_INFIX + values.text());
   }
 
   @Override
@@ -57,15 +68,17 @@ final class BitopkSystem implements ComparedSystem {
     Path runDir = new Path(context.directory(), name());
     TrainingConfig config = TrainingConfig.builder().dataset(s.dataset()).data(s.dataPath())
         .model(Dl4jSetup.MODEL).mode(mode).workers(s.workers()).batchSize(s.batchSize()).learningRate(s.learningRate())
-        .densityUp(rho).densityDown(rho).epochs(s.epochs()).seed(s.seed())
+        .densityUp(rho).densityDown(rho).valuesUp(values)
+        .valuesDown(mode == Mode.BIDIRECTIONAL ? values : ValueFormat.FP32).epochs(s.epochs()).seed(s.seed())
         // the job's own per-epoch evaluation only after the last epoch, once this comparison's clock is read
         .evalEvery(s.epochs()).quiet(true).output(runDir.toString()).overwrite(true).build();
     Probe probe = new Probe(context.data().train(), context.data().test(), s);
     TrainingRun.Result result = TrainingRun.execute(context.sc(), config, false, List.of(probe));
     RunSummary summary = result.summary();
-    String details = String.format(Locale.ROOT, "bitopk %s; rho %s up and down (topk)%s; %d workers; batch %d; "
-        + "SGD lr %s; %d rounds; run directory %s; bytes = up_bytes + down_bytes_delivered",
-        mode.cliName(), rho, mode == Mode.DENSE ? " (unused: dense)" : "", s.workers(), s.batchSize(),
+    String details = String.format(Locale.ROOT, "bitopk %s; rho %s up and down (topk)%s; %s values%s; %d workers; "
+        + "batch %d; SGD lr %s; %d rounds; run directory %s; bytes = up_bytes + down_bytes_delivered",
+        mode.cliName(), rho, mode == Mode.DENSE ? " (unused: dense)" : "", values.text(),
+        mode == Mode.BIDIRECTIONAL ? " up and down" : mode == Mode.DENSE ? "" : " up", s.workers(), s.batchSize(),
         s.learningRate(), summary.iterations(), name());
     return SystemResult.ok(name(), details, probe.trace.build());
   }

@@ -15,6 +15,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.compression.ValueFormat;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.datasets.TrainTest;
 import org.bitopk.job.config.Mode;
@@ -58,7 +59,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
   @Option(names = "--systems", paramLabel = "LIST", split = ",", description = "Systems to compare, in this "
       + "order: bitopk-bidirectional, bitopk-unidirectional, bitopk-dense, patm-F (F >= 1), shared, single-jvm; "
       + "bitopk-bidirectional-rho-RHO and bitopk-unidirectional-rho-RHO run with density RHO instead of "
-      + "--density (default: ${DEFAULT-VALUE}).")
+      + "--density; a bitopk system's name may end in -values-FORMAT (fp16, bf16, int8) for the format of the "
+      + "values it sends, up and, bidirectional, down (default: ${DEFAULT-VALUE}).")
   List<String> systems = new ArrayList<>(DEFAULT_SYSTEMS);
 
   @Option(names = "--target", paramLabel = "ACC", description = "Target test accuracy, a fraction (default: "
@@ -238,15 +240,30 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
 
   private static ComparedSystem parseSystem(String name) {
     if (name.startsWith(BitopkSystem.PREFIX)) {
+      int valuesAt = name.lastIndexOf(BitopkSystem.VALUES_INFIX);
+      ValueFormat values = ValueFormat.FP32;
+      String rest = name;
+      if (valuesAt >= 0) {
+        try {
+          values = ValueFormat.parse(name.substring(valuesAt + BitopkSystem.VALUES_INFIX.length()));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
+        }
+        rest = name.substring(0, valuesAt);
+      }
       for (Mode m : Mode.values()) {
         String mode = BitopkSystem.PREFIX + m.cliName();
-        if (name.equals(mode)) {
-          return new BitopkSystem(m, null);
-        }
-        if (name.startsWith(mode + BitopkSystem.DENSITY_INFIX)) {
-          String rho = name.substring(mode.length() + BitopkSystem.DENSITY_INFIX.length());
+        if (rest.equals(mode)) {
           try {
-            return new BitopkSystem(m, new BigDecimal(rho));
+            return new BitopkSystem(m, null, values);
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
+          }
+        }
+        if (rest.startsWith(mode + BitopkSystem.DENSITY_INFIX)) {
+          String rho = rest.substring(mode.length() + BitopkSystem.DENSITY_INFIX.length());
+          try {
+            return new BitopkSystem(m, new BigDecimal(rho), values);
           } catch (NumberFormatException e) {
             throw new IllegalArgumentException("--systems: '" + name + "': expected a density after '"
                 + BitopkSystem.DENSITY_INFIX + "', got '" + rho + "'");
@@ -266,8 +283,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       return new SharedTraining();
     }
     throw new IllegalArgumentException("--systems: unknown system '" + name + "'; expected bitopk-bidirectional, "
-        + "bitopk-unidirectional (either with -rho-RHO for a density of its own), bitopk-dense, patm-F (F an "
-        + "averaging frequency >= 1), shared or single-jvm");
+        + "bitopk-unidirectional (either with -rho-RHO for a density of its own, then -values-FORMAT for fp16, bf16 "
+        + "or int8 values), bitopk-dense, patm-F (F an averaging frequency >= 1), shared or single-jvm");
   }
 
   private static String describe(SystemResult r, double target) {

@@ -245,6 +245,39 @@ class TimeToAccuracyCommandTest {
     }
   }
 
+  /**
+   * A bitopk system named with -values-FORMAT sends its values in it: up and down when bidirectional, up only when
+   * unidirectional (its config.json), and its uplink messages cost what the format's values and the indices do.
+   */
+  @Test
+  void aBitopkSystemWithAValueFormatSendsItsValuesInIt() throws IOException {
+    Path dir = tmp.resolve("values");
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", dir.toString(),
+        "--dataset", "synthetic:n=640,test=100", "--systems",
+        "bitopk-bidirectional-rho-0.05-values-int8,bitopk-unidirectional-values-fp16", "--density", "0.05",
+        "--warm-up-seconds", "0", "--workers", "" + WORKERS, "--batch-size", "16", "--eval-every", "5",
+        "--max-seconds", "1e-9"},
+        SPARK.context(), new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+    assertEquals(0, code, e.toString());
+    ObjectMapper json = new ObjectMapper();
+    // system, values up, values down (absent: fp32), most bytes a sent coordinate (values + about 0.75 of index)
+    Object[][] systems = {{"bitopk-bidirectional-rho-0.05-values-int8", "int8", "int8", 3.0},
+        {"bitopk-unidirectional-values-fp16", "fp16", null, 4.0}};
+    for (Object[] system : systems) {
+      Path run = dir.resolve((String) system[0]);
+      JsonNode config = json.readTree(run.resolve("config.json").toFile());
+      assertEquals(system[1], config.get("values-up").asText(), run.toString());
+      assertEquals(system[2], config.has("values-down") ? config.get("values-down").asText() : null, run.toString());
+      JsonNode first = json.readTree(Files.readAllLines(run.resolve("metrics/iterations.jsonl")).get(0));
+      double perCoordinate = first.get("up_bytes").asDouble() / first.get("up_nnz").asDouble();
+      assertTrue(perCoordinate < (double) system[3], system[0] + ": " + perCoordinate);
+      Map<String, String> row = table(dir.resolve("time-to-accuracy.csv")).stream()
+          .filter(r -> r.get("system").equals(system[0])).findFirst().orElseThrow();
+      assertTrue(row.get("details").contains(system[1] + " values up"), row.toString());
+    }
+  }
+
   @Test
   void singleJvmMovesNoBytes() throws IOException {
     assertEquals("0", row("single-jvm").get("bytes_total"));
@@ -264,7 +297,8 @@ class TimeToAccuracyCommandTest {
   @ValueSource(strings = {"--eval-every=0", "--systems=patm-0", "--systems=dl4j", "--target=1.5",
       "--max-seconds=-1", "--workers=x", "--warm-up-seconds=-1", "--systems=bitopk-dense-rho-0.1",
       "--systems=bitopk-bidirectional-rho-1.5", "--systems=bitopk-unidirectional-rho-x",
-      "--systems=bitopk-bidirectional-rho-0.1,bitopk-bidirectional-rho-0.10"})
+      "--systems=bitopk-bidirectional-rho-0.1,bitopk-bidirectional-rho-0.10",
+      "--systems=bitopk-bidirectional-values-fp8", "--systems=bitopk-dense-values-fp16"})
   void badFlagsAreOneLineAndExitCode2(String flag) {
     StringWriter o = new StringWriter();
     StringWriter e = new StringWriter();
