@@ -461,7 +461,7 @@ run_driver() {
   local -a java
   mapfile -t java < <(printf '%s\n' "$JAVA" "-Xmx$DRIVER_MEMORY" "${OPENS[@]}")
   local address; address="$(host_address 0)"
-  in_host 0 driver "${java[@]}" \
+  in_host 0 driver "${java[@]}" "-Dlog4j2.configurationFile=file://$LOG_CONFIG" \
     "-Dspark.master=$MASTER_URL" "-Dspark.driver.host=$address" "-Dspark.driver.bindAddress=$address" \
     "-Dspark.ui.enabled=false" "-Dspark.executor.extraClassPath=$CP" \
     "-Dspark.extraListeners=org.bitopk.lab.network.SparkTaskTimings" "-Dspark.bitopk.lab.timings=$LAB_DIR/spark-timings.json" \
@@ -476,6 +476,20 @@ run_driver() {
 # --- faults --------------------------------------------------------------------------------------------------
 # The current settings of each host's link, so that a fault changes one of them and keeps the others.
 remember_link() { printf '%s\t%s\t%s\n' "$2" "$3" "$4" > "$LAB_DIR/counters/link-$1.tsv"; }
+# sample_tcp HOST SECONDS: while a link is down and a while after, the TCP connections between host HOST and
+# the driver's host as both kernels see them (ss: retransmission timer, backoff, unacknowledged bytes), every
+# half second into counters/tcp-HOST.txt: when each side retransmits is when a healed link carries data again.
+sample_tcp() {
+  local host="$1" until=$((SECONDS + $2)) address
+  address="$(host_address "$host")"
+  while ((SECONDS < until)) && kill -0 "$DRIVER_PID" 2>/dev/null; do
+    printf '# %s host %d\n' "$EPOCHREALTIME" "$host"
+    ip netns exec "$(host_ns "$host")" ss -tinoH state established 2>&1 || true
+    printf '# %s host 0 towards %s\n' "$EPOCHREALTIME" "$address"
+    ip netns exec "$(host_ns 0)" ss -tinoH state established dst "$address" 2>&1 || true
+    sleep 0.5
+  done >> "$LAB_DIR/counters/tcp-$host.txt"
+}
 # run_fault SPEC: waits for the fault's moment (while the driver runs), applies it, logs it to faults.tsv.
 run_fault() {
   [[ "$1" =~ ^([0-9]+):(\+[0-9]+|r[0-9]+):([a-z]+)=(.+)$ ]]
@@ -497,6 +511,7 @@ run_fault() {
   case "$what" in
     down)
       ip -n "$ns" link set "$link" down; log_fault "link down"
+      sample_tcp "$host" $((value + 30)) &
       sleep "$value"
       ip -n "$ns" link set "$link" up; log_fault "link up" ;;
     delay) delay="$value" ;;
