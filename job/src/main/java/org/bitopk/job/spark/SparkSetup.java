@@ -7,6 +7,13 @@ import scala.Tuple2;
 
 /** The Spark configuration the job runs with. */
 public final class SparkSetup {
+  /** Silence after which the driver declares an executor lost, unless the user set a timeout of their own. */
+  static final String EXECUTOR_SILENCE = "60s";
+  /** How often the driver looks for silent executors. */
+  static final String SILENCE_CHECK_INTERVAL = "5s";
+  /** How long a block fetch waits on an executor that says nothing before it gives up on it. */
+  static final String BLOCK_FETCH_SILENCE = "15s";
+
   private SparkSetup() {}
 
   /**
@@ -40,8 +47,48 @@ public final class SparkSetup {
       conf.setIfMissing("spark.ui.enabled", "false")
           .setIfMissing("spark.driver.host", "127.0.0.1")
           .setIfMissing("spark.driver.bindAddress", "127.0.0.1");
+    } else {
+      declareSilentExecutorsLost(conf);
+      giveUpOnSilentBlockFetches(conf);
     }
     return conf;
+  }
+
+  /**
+   * A round waits for every group's task, so an executor cut off from the network stalls the whole run until
+   * Spark declares it lost. Spark's driver does so after spark.network.timeout (120 s) without a heartbeat,
+   * looked for every 60 s: 110 to 180 s after the cut (heartbeats come every 10 s), the only detection on YARN
+   * and Kubernetes. The job declares it after 60 s, as the standalone Master declares a silent Worker dead with
+   * its default spark.worker.timeout, looked for every 5 s: 50 to 65 s after the cut on every cluster manager
+   * (the Master's own check, once per spark.worker.timeout, comes 45 to 120 s after it). The cost: an executor
+   * silent for 60 s (a cut-off host, a stop-the-world pause that long) is replaced and its workers' residuals
+   * are lost, where Spark would have waited up to three times as long. Only the driver's heartbeat receiver
+   * reads these two settings; RPC and fetch timeouts keep spark.network.timeout. A network timeout, heartbeat
+   * timeout or heartbeat interval of the user's own is left alone.
+   */
+  static void declareSilentExecutorsLost(SparkConf conf) {
+    if (conf.contains("spark.network.timeout") || conf.contains("spark.storage.blockManagerHeartbeatTimeoutMs")
+        || conf.contains("spark.storage.blockManagerSlaveTimeoutMs") || conf.contains("spark.executor.heartbeatInterval")
+        || conf.contains("spark.network.timeoutInterval")) {
+      return;
+    }
+    conf.set("spark.storage.blockManagerHeartbeatTimeoutMs", EXECUTOR_SILENCE)
+        .set("spark.network.timeoutInterval", SILENCE_CHECK_INTERVAL);
+  }
+
+  /**
+   * When the driver declares an executor lost, the retried task may already have asked where the group's cached
+   * block is and been told: on that executor (the driver drops its blocks a few milliseconds later). Its fetch
+   * then waits on a host that does not answer until the connection counts as dead after
+   * spark.shuffle.io.connectionTimeout, by default spark.network.timeout (120 s), or until the host is back;
+   * then, spark.shuffle.io.retryWait (5 s) later, Spark finds the executor dead and the task rebuilds the block
+   * from the data set's files. The job gives up on a block fetch after 15 s of silence instead. The cost: a fetch
+   * from an executor that stays silent that long (a stop-the-world pause) is abandoned, and the block is fetched
+   * elsewhere or rebuilt. Only block transfers (cached blocks, broadcast pieces) read this setting; a value of the
+   * user's own is left alone.
+   */
+  static void giveUpOnSilentBlockFetches(SparkConf conf) {
+    conf.setIfMissing("spark.shuffle.io.connectionTimeout", BLOCK_FETCH_SILENCE);
   }
 
   /**

@@ -1,0 +1,72 @@
+package org.bitopk.job.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.apache.spark.SparkConf;
+import org.apache.spark.internal.config.Network$;
+import org.apache.spark.internal.config.package$;
+import org.apache.spark.network.netty.SparkTransportConf;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import scala.Option;
+
+/**
+ * How long a silent executor goes on stalling the rounds: on a cluster the driver declares it lost after 60 s,
+ * looked for every 5 s, and a block fetch gives up on it after 15 s, read back through Spark's own config entries
+ * and transport configuration, the ones its heartbeat receiver and block transfers read (so a misspelt key or unit
+ * would read as Spark's defaults, 120 s, 60 s and 120 s); a local master is left as Spark has it, and so is any
+ * timeout the user gave.
+ */
+class SparkSetupTest {
+  private static Option<Object> heartbeatTimeoutMs(SparkConf conf) {
+    return conf.get(package$.MODULE$.STORAGE_BLOCKMANAGER_HEARTBEAT_TIMEOUT());
+  }
+
+  private static long checkIntervalMs(SparkConf conf) {
+    return (Long) conf.get(Network$.MODULE$.NETWORK_TIMEOUT_INTERVAL());
+  }
+
+  @Test
+  void aClusterDriverDeclaresAnExecutorLostAfterSixtySecondsOfSilence() {
+    SparkConf conf = SparkSetup.conf("spark://head:7077");
+    assertEquals(Option.apply(60_000L), heartbeatTimeoutMs(conf));
+    assertEquals(5_000L, checkIntervalMs(conf));
+    assertEquals(60_000L, SparkSetup.conf("yarn").getTimeAsMs("spark.storage.blockManagerHeartbeatTimeoutMs"));
+  }
+
+  /** How long Spark's block transfers wait on a silent peer, as its block transfer service reads it. */
+  private static int blockFetchTimeoutMs(SparkConf conf) {
+    return SparkTransportConf.fromSparkConf(conf, "shuffle", 1, Option.empty()).connectionTimeoutMs();
+  }
+
+  @Test
+  void aClusterBlockFetchGivesUpOnASilentExecutorAfterFifteenSeconds() {
+    assertEquals(15_000, blockFetchTimeoutMs(SparkSetup.conf("spark://head:7077")));
+    SparkConf own = new SparkConf(false).set("spark.shuffle.io.connectionTimeout", "40s");
+    SparkSetup.giveUpOnSilentBlockFetches(own);
+    assertEquals(40_000, blockFetchTimeoutMs(own));
+  }
+
+  @Test
+  void aLocalMasterKeepsSparksDefaults() {
+    SparkConf conf = SparkSetup.conf("local[2]");
+    assertTrue(heartbeatTimeoutMs(conf).isEmpty());
+    assertEquals(60_000L, checkIntervalMs(conf));
+    assertEquals(120_000, blockFetchTimeoutMs(conf));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"spark.network.timeout", "spark.storage.blockManagerHeartbeatTimeoutMs",
+      "spark.storage.blockManagerSlaveTimeoutMs", "spark.executor.heartbeatInterval", "spark.network.timeoutInterval"})
+  void aTimeoutOfTheUsersOwnIsLeftAlone(String key) {
+    SparkConf conf = new SparkConf(false).setMaster("spark://head:7077").set(key, "300s");
+    SparkSetup.declareSilentExecutorsLost(conf);
+    assertEquals("300s", conf.get(key));
+    assertFalse(conf.contains("spark.network.timeoutInterval") && !key.equals("spark.network.timeoutInterval"));
+    assertFalse(conf.contains("spark.storage.blockManagerHeartbeatTimeoutMs")
+        && !key.startsWith("spark.storage.blockManager"));
+  }
+}
