@@ -17,7 +17,7 @@ Usage: $BITOPK_SCRIPT_NAME [options] [-- extra train arguments...]
 
 Runs, each on a fresh network lab (submit/netlab.sh, 2 worker hosts at --rate), the bidirectional
 Fashion-MNIST MLP at P = 4 in 2 tasks, batch 32: undisturbed, and with one worker host's link down for each
-length from a given round on. Then writes partitions.md and partitions.json into the output directory: per
+length from a given round on. Then writes partitions.txt and partitions.json into the output directory: per
 run the round that waited and its seconds, when Spark declared the host's executor lost and why, when that
 round ended, lost residuals, replica resyncs, final accuracy against the undisturbed run, the rounds run after
 the host came back and whether it got work again. A length whose lab directory already holds netlab.json is

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -15,7 +17,10 @@ import java.time.LocalTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -23,6 +28,8 @@ import java.util.OptionalDouble;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
 
 /**
  * The partition experiment's table ({@code submit/netlab-partitions.sh}): for the undisturbed lab run and each
@@ -33,7 +40,8 @@ import java.util.stream.Stream;
  * (fault times, the counters' timeline), the run's metrics, the driver's, the Master's and the executors' logs.
  *
  * <p>Usage: {@code PartitionTable EXPERIMENT_DIR}: every lab directory under it ({@code none}, {@code down-30},
- * ...) becomes one row; writes {@code partitions.json} and {@code partitions.md} there and prints the table.
+ * ...) becomes one row; writes {@code partitions.json} and {@code partitions.txt} (the table, in Markdown) there
+ * and prints the table.
  */
 public final class PartitionTable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -65,7 +73,7 @@ public final class PartitionTable {
         System.exit(1);
       }
       String table = markdown(rows);
-      Files.writeString(dir.resolve("partitions.md"), table);
+      Files.writeString(dir.resolve("partitions.txt"), table);
       JSON.writerWithDefaultPrettyPrinter().writeValue(dir.resolve("partitions.json").toFile(), json(rows));
       System.out.print(table);
     } catch (IOException | UncheckedIOException e) {
@@ -83,8 +91,8 @@ public final class PartitionTable {
    */
   record Row(String name, int partitionSeconds, int host, long waitedRound, double waitedSeconds,
       double medianRoundSeconds, double roundEndedAfter, double declaredLostAfter, String declaredBy,
-      double workerRemovedAfter, int lostResiduals, int resyncs, double accuracy, long rounds, long roundsAfterRejoin,
-      double sentPerRoundBefore, double sentPerRoundAfter) {
+      double workerRemovedAfter, int lostResiduals, int resyncs, double accuracy, String model, long rounds,
+      long roundsAfterRejoin, double sentPerRoundBefore, double sentPerRoundAfter) {
 
     boolean disturbed() {
       return partitionSeconds > 0;
@@ -115,6 +123,7 @@ public final class PartitionTable {
     List<JsonNode> rounds = jsonLines(lab.resolve("run/metrics/iterations.jsonl"));
     List<JsonNode> epochs = jsonLines(lab.resolve("run/metrics/epochs.jsonl"));
     double accuracy = epochs.isEmpty() ? Double.NaN : epochs.get(epochs.size() - 1).path("test_accuracy").asDouble();
+    String model = modelDigest(lab.resolve("run/model.zip"));
     int lost = rounds.stream().mapToInt(r -> r.path("lost_residuals").asInt()).sum();
     int resyncs = rounds.stream().mapToInt(r -> r.path("replica_resyncs").asInt()).sum();
     double[] sorted = rounds.stream().mapToDouble(r -> r.path("time_total_ms").asDouble() / 1e3).sorted().toArray();
@@ -132,7 +141,7 @@ public final class PartitionTable {
       }
       return new Row(lab.getFileName().toString(), 0, -1, slowest,
           rounds.size() > 1 ? seconds(rounds.get((int) slowest)) : Double.NaN, median, Double.NaN, Double.NaN, "",
-          Double.NaN, lost, resyncs, accuracy, rounds.size(), 0, Double.NaN, Double.NaN);
+          Double.NaN, lost, resyncs, accuracy, model, rounds.size(), 0, Double.NaN, Double.NaN);
     }
     int host = faultHost(summary);
     double downAt = down.getAsDouble();
@@ -160,8 +169,28 @@ public final class PartitionTable {
     double afterRate = Double.isNaN(upAt) ? Double.NaN : timeline.sentPerRound(host, upAt, Double.MAX_VALUE);
     return new Row(lab.getFileName().toString(), (int) Math.round(upAt - downAt), host, waited,
         seconds(rounds.get((int) waited)), median, roundEnded, declared, by,
-        removed.map(e -> e.epochSeconds() - started - downAt).orElse(Double.NaN), lost, resyncs, accuracy,
+        removed.map(e -> e.epochSeconds() - started - downAt).orElse(Double.NaN), lost, resyncs, accuracy, model,
         rounds.size(), after, before, afterRate);
+  }
+
+  /**
+   * SHA-256 over every entry of the model file, in order, without the archive's timestamps: equal digests are the
+   * same model bit for bit. Empty when the run wrote no model.
+   */
+  static String modelDigest(Path zip) throws IOException {
+    if (!Files.exists(zip)) {
+      return "";
+    }
+    try (InputStream in = Files.newInputStream(zip); ZipInputStream entries = new ZipInputStream(in)) {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      for (ZipEntry entry = entries.getNextEntry(); entry != null; entry = entries.getNextEntry()) {
+        sha.update(entry.getName().getBytes(StandardCharsets.UTF_8));
+        sha.update(entries.readAllBytes());
+      }
+      return HexFormat.of().formatHex(sha.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static double seconds(JsonNode round) {
@@ -344,12 +373,12 @@ public final class PartitionTable {
     Row undisturbed = rows.stream().filter(r -> !r.disturbed()).findFirst().orElse(null);
     StringBuilder out = new StringBuilder();
     out.append("| partition | round that waited | executor declared lost (by) | round ended | lost residuals "
-        + "| resyncs | final accuracy | rounds after rejoin | rejoined host got work |\n");
-    out.append("|---|---|---|---|---|---|---|---|---|\n");
+        + "| resyncs | final accuracy | final model | rounds after rejoin | rejoined host got work |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|\n");
     for (Row r : rows) {
       if (!r.disturbed()) {
         out.append(String.format(Locale.ROOT, "| none | slowest after the first: %d, %.1f s (median %.2f s) | — | — "
-            + "| %d | %d | %.2f%% | — | — |%n", r.waitedRound(), r.waitedSeconds(), r.medianRoundSeconds(),
+            + "| %d | %d | %.2f%% | — | — | — |%n", r.waitedRound(), r.waitedSeconds(), r.medianRoundSeconds(),
             r.lostResiduals(), r.resyncs(), 100 * r.accuracy()));
         continue;
       }
@@ -364,9 +393,11 @@ public final class PartitionTable {
       String work = r.roundsAfterRejoin() == 0 ? "— (run over)"
           : String.format(Locale.ROOT, "%s (%.0f KB/round, %.0f before)", r.workedAgain() ? "yes" : "no",
               r.sentPerRoundAfter() / 1e3, r.sentPerRoundBefore() / 1e3);
-      out.append(String.format(Locale.ROOT, "| %d s | %d: %.1f s | %s | at %.1f s | %d | %d | %s | %d | %s |%n",
+      String model = undisturbed == null || r.model().isEmpty() || undisturbed.model().isEmpty() ? "—"
+          : r.model().equals(undisturbed.model()) ? "the undisturbed run's, bit for bit" : "differs";
+      out.append(String.format(Locale.ROOT, "| %d s | %d: %.1f s | %s | at %.1f s | %d | %d | %s | %s | %d | %s |%n",
           r.partitionSeconds(), r.waitedRound(), r.waitedSeconds(), declared, r.roundEndedAfter(), r.lostResiduals(),
-          r.resyncs(), accuracy, r.roundsAfterRejoin(), work));
+          r.resyncs(), accuracy, model, r.roundsAfterRejoin(), work));
     }
     out.append("\nTimes after the link went down; a round's end is read from the lab's counter samples (every 0.5 s). "
         + "A rejoined host got work when it sent at least half its bytes per round before the cut.\n");
@@ -390,6 +421,7 @@ public final class PartitionTable {
       n.put("lost_residuals", r.lostResiduals());
       n.put("replica_resyncs", r.resyncs());
       number(n, "final_accuracy", r.accuracy());
+      n.put("model_sha256", r.model());
       n.put("rounds", r.rounds());
       n.put("rounds_after_rejoin", r.roundsAfterRejoin());
       number(n, "host_sent_bytes_per_round_before", r.sentPerRoundBefore());

@@ -13,6 +13,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,8 +86,9 @@ class PartitionTableTest {
   void aPartitionRowAgainstTheUndisturbedRun() throws IOException {
     // undisturbed: 8 rounds, one per second from 2 s on; the slowest after the first is round 5
     double[] quiet = {3.0, 0.2, 0.2, 0.2, 0.2, 0.9, 0.2, 0.2};
-    lab("none", netlab(new double[] {1, 2, 3}, new long[] {-1, 1, 8}, new long[] {0, 0, 0}, -1, -1), quiet,
-        new int[8], 0.80);
+    Path undisturbed = lab("none", netlab(new double[] {1, 2, 3}, new long[] {-1, 1, 8}, new long[] {0, 0, 0}, -1, -1),
+        quiet, new int[8], 0.80);
+    model(undisturbed, 1_000L, new byte[] {1, 2, 3});
 
     // partitioned: rounds 0..3 done by 10 s (host 2 sent 1,000 bytes per round), link down 10 s .. 40 s, round 4
     // waits 31.5 s, ends at 41.5 s (sample at 42); 4 more rounds after the link came back at 40 s, host 2 sending
@@ -96,6 +99,7 @@ class PartitionTableTest {
     double[] waited = {3.0, 0.2, 0.2, 0.2, 31.5, 0.2, 0.2, 0.2, 0.2};
     int[] lost = {0, 0, 0, 0, 2, 0, 0, 0, 0};
     Path cut = lab("down-30", netlab(seconds, rounds, sent, 10.0, 40.0), waited, lost, 0.7925);
+    model(cut, 9_000_000L, new byte[] {1, 2, 3});   // the same bytes, written at another time
     Files.writeString(cut.resolve("run/logs/driver-20270115-080000.log"), String.join("\n",
         at(5) + " ERROR TaskSchedulerImpl: Lost executor 7 on 198.18.0.2: an earlier loss of another host",
         at(35.5) + " ERROR TaskSchedulerImpl: Lost executor 0 on 198.18.0.3: worker lost",
@@ -132,17 +136,32 @@ class PartitionTableTest {
 
     String table = PartitionTable.markdown(rows);
     assertTrue(table.contains("| 30 s | 4: 31.5 s | at 25.5 s (worker lost; Master removed the Worker at 25.4 s) "
-        + "| at 32.0 s | 2 | 3 | 79.25% (-0.75) | 5 | yes (1 KB/round, 1 before) |"), table);
+        + "| at 32.0 s | 2 | 3 | 79.25% (-0.75) | the undisturbed run's, bit for bit | 5 | yes (1 KB/round, 1 before) |"),
+        table);
+
+    model(cut, 9_000_000L, new byte[] {1, 2, 4});
+    assertTrue(PartitionTable.markdown(PartitionTable.rows(dir)).contains("| 79.25% (-0.75) | differs |"));
     assertTrue(table.contains("| none | slowest after the first: 5, 0.9 s (median 0.20 s) |"), table);
+  }
+
+  /** run/model.zip holding one entry with these bytes, stamped with the given time. */
+  private static void model(Path lab, long time, byte[] bytes) throws IOException {
+    try (ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(lab.resolve("run/model.zip")))) {
+      ZipEntry entry = new ZipEntry("coefficients.bin");
+      entry.setTime(time);
+      zip.putNextEntry(entry);
+      zip.write(bytes);
+      zip.closeEntry();
+    }
   }
 
   @Test
   void aHostThatSendsLessThanHalfAfterRejoiningGotNoWork() {
     PartitionTable.Row row = new PartitionTable.Row("down-150", 150, 2, 9, 75.9, 0.2, 76, 74, "worker lost", 74, 2, 3,
-        0.8, 120, 30, 30_000, 14_000);
+        0.8, "", 120, 30, 30_000, 14_000);
     assertFalse(row.workedAgain());
     PartitionTable.Row half = new PartitionTable.Row("down-150", 150, 2, 9, 75.9, 0.2, 76, 74, "worker lost", 74, 2,
-        3, 0.8, 120, 30, 30_000, 15_000);
+        3, 0.8, "", 120, 30, 30_000, 15_000);
     assertTrue(half.workedAgain());
   }
 
