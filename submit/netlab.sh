@@ -436,6 +436,38 @@ probe() {
   wait "$receiver" || die "the probe transfer failed; see $LAB_DIR/logs/probe-*.log" 1
 }
 
+# The hook `time-to-accuracy --rates` calls between link settings (its path in $BITOPK_NETLAB_RESHAPE):
+# `reshape.sh RATE` sets every host's link to RATE (delay and loss as they are), times a transfer from host 1
+# to host 0 as --probe does, and prints the measured Mbit/s as its last line.
+write_reshape_hook() {
+  local hook="$LAB_DIR/reshape.sh" i
+  {
+    printf '#!/usr/bin/env bash\nset -euo pipefail\n'
+    declare -f rate_bits is_zero shape
+    printf 'rate="${1:-}" RATE_RE=%q\n' "$RATE_RE"
+    printf '[[ "$rate" =~ $RATE_RE ]] || { echo "reshape.sh: rate expected like 100mbit or none, got $rate" >&2; exit 2; }\n'
+    for ((i = 0; i <= HOSTS; i++)); do
+      printf 'shape %q %q "$rate" %q %q\nshape %q %q "$rate" 0ms 0\n' "$(host_ns "$i")" "$(host_link "$i")" \
+        "${HOST_DELAY[$i]}" "${HOST_LOSS[$i]}" "$BRIDGE_NS" "$(port_link "$i")"
+    done
+    printf 'printf "%%s\\t%%s\\n" "$EPOCHREALTIME" "$rate" >> %q\n' "$LAB_DIR/counters/reshape.tsv"
+    # about a second's worth of the rate (12 MB at least; 300 MB unshaped), received by the lab's TimedTransfer
+    printf 'case "$rate" in none) mb=300 ;; *) mb=$(( $(rate_bits "$rate") / 8000000 )); ((mb >= 12)) || mb=12 ;; esac\n'
+    printf 'result=%q/counters/probe-$rate.json\n' "$LAB_DIR"
+    printf 'ip netns exec %q timeout 120 %q -Xmx128m -cp %q org.bitopk.lab.network.TimedTransfer receive %q 5202 "$result" &\n' \
+      "$(host_ns 0)" "$JAVA" "$CP" "$(host_address 0)"
+    printf 'receiver=$!\nsleep 1\n'
+    printf 'ip netns exec %q timeout 120 bash -c %q %q 5202 "$((mb * 1000000))"\n' "$(host_ns 1)" \
+      'for try in {1..100}; do head -c "$2" /dev/zero 2>/dev/null > "/dev/tcp/$0/$1" && exit 0; sleep 0.2; done; exit 1' \
+      "$(host_address 0)"
+    printf 'wait "$receiver"\n'
+    printf 'sed -n %q "$result"\n' 's/.*"mbit_per_second" *: *\([0-9.eE+-]*\).*/\1/p'
+  } > "$hook"
+  chmod 700 "$hook"
+  export BITOPK_NETLAB_RESHAPE="$hook"
+  export BITOPK_NETLAB_SETTINGS="submit/netlab.sh --hosts $HOSTS --cores $CORES --memory $MEMORY --driver-memory $DRIVER_MEMORY"
+}
+
 # --- the job ------------------------------------------------------------------------------------------------
 # Where the job writes: its --output (train) or --out, else a run directory in the lab directory for train.
 job_output() {
@@ -533,6 +565,7 @@ done
 
 echo "netlab.sh: ${PREFIX}: $((HOSTS + 1)) hosts (${ADDRESS_BASE}1 driver and Master, ${ADDRESS_BASE}2..$((HOSTS + 1)) workers), lab directory $LAB_DIR" >&2
 create_network
+write_reshape_hook
 create_rogue_host
 prepare_lab_security
 start_cluster

@@ -19,67 +19,64 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.factory.Nd4j;
 
 /**
- * The job itself in one of its modes, as an ordinary run into {@code <out>/bitopk-<mode>/} (its metrics, config
- * and report included), watched by a listener that evaluates the driver's x_t every {@code evalEvery} rounds
+ * The job itself as one of its {@link BitopkVariant}s, as an ordinary run into {@code <out>/<system>/} (its metrics,
+ * config and report included), watched by a listener that evaluates the driver's x_t every {@code evalEvery} rounds
  * with the clock stopped and ends the run once the training clock passes the budget. Bytes are the run's own
  * counters, {@code up_bytes + down_bytes_delivered}: the sums of its {@code metrics/iterations.jsonl} columns.
  */
 final class BitopkSystem implements ComparedSystem {
-  static final String PREFIX = "bitopk-";
-  /** Between a mode and a density of its own: {@code bitopk-bidirectional-rho-0.001}. */
+  /** Between a system's name and a density of its own: {@code bitopk-bidirectional-rho-0.001}. */
   static final String DENSITY_INFIX = "-rho-";
   /** Last, the format of the messages' values: {@code bitopk-bidirectional-rho-0.001-values-fp16}. */
   static final String VALUES_INFIX = "-values-";
-  private final Mode mode;
+  private final BitopkVariant variant;
   private final BigDecimal density;
   private final ValueFormat values;
 
   /**
    * @param density this system's ρ up and down, or null for {@code --density}'s; a system of its own, so that one
-   *     comparison can show a mode at two densities (the fastest and the one moving the fewest bytes differ)
+   *     comparison can show a variant at two densities (the fastest and the one moving the fewest bytes differ)
    * @param values the format of the values sent up and, when bidirectional, down (error feedback keeps what
-   *     rounding loses); FP32 is the job's default, and names no system of its own
+   *     rounding loses); FP32 keeps the variant's own, and names no system of its own
    */
-  BitopkSystem(Mode mode, BigDecimal density, ValueFormat values) {
-    if (density != null && mode == Mode.DENSE) {
-      throw new IllegalArgumentException("a density has no effect on bitopk-dense");
+  BitopkSystem(BitopkVariant variant, BigDecimal density, ValueFormat values) {
+    if (density != null && !variant.takesDensity()) {
+      throw new IllegalArgumentException("a density has no effect on " + variant.systemName());
     }
-    if (values != ValueFormat.FP32 && mode == Mode.DENSE) {
-      throw new IllegalArgumentException("a value format needs error feedback, which bitopk-dense does not have");
+    if (values != ValueFormat.FP32 && variant.mode() == Mode.DENSE) {
+      throw new IllegalArgumentException("a value format needs error feedback, which " + variant.systemName()
+          + " does not have");
     }
     if (density != null && (density.signum() <= 0 || density.compareTo(BigDecimal.ONE) > 0)) {
       throw new IllegalArgumentException("density expected in (0, 1], got " + density.toPlainString());
     }
-    this.mode = mode;
+    this.variant = variant;
     this.density = density == null ? null : density.stripTrailingZeros();
     this.values = values;
   }
 
   @Override
   public String name() {
-    return PREFIX + mode.cliName() + (density == null ? "" : DENSITY_INFIX + density.toPlainString())
+    return variant.systemName() + (density == null ? "" : DENSITY_INFIX + density.toPlainString())
         + (values == ValueFormat.FP32 ? "" : VALUES_INFIX + values.text());
   }
 
   @Override
   public SystemResult run(Context context) throws Exception {
     ComparisonSettings s = context.settings();
-    double rho = density == null ? s.density() : density.doubleValue();
-    Path runDir = new Path(context.directory(), name());
-    TrainingConfig config = TrainingConfig.builder().dataset(s.dataset()).data(s.dataPath())
-        .model(Dl4jSetup.MODEL).mode(mode).workers(s.workers()).batchSize(s.batchSize()).learningRate(s.learningRate())
-        .densityUp(rho).densityDown(rho).valuesUp(values)
-        .valuesDown(mode == Mode.BIDIRECTIONAL ? values : ValueFormat.FP32).epochs(s.epochs()).seed(s.seed())
+    double rho = variant.density(density == null ? s.density() : density.doubleValue());
+    Path runDir = new Path(context.directory(), context.label());
+    TrainingConfig config = variant.configure(TrainingConfig.builder().dataset(s.dataset()).data(s.dataPath())
+        .model(Dl4jSetup.MODEL).workers(s.workers()).batchSize(s.batchSize()).learningRate(s.learningRate())
+        .epochs(s.epochs()).seed(s.seed()), rho, values)
         // the job's own per-epoch evaluation only after the last epoch, once this comparison's clock is read
         .evalEvery(s.epochs()).quiet(true).output(runDir.toString()).overwrite(true).build();
     Probe probe = new Probe(context.data().train(), context.data().test(), s);
     TrainingRun.Result result = TrainingRun.execute(context.sc(), config, false, List.of(probe));
     RunSummary summary = result.summary();
-    String details = String.format(Locale.ROOT, "bitopk %s; rho %s up and down (topk)%s; %s values%s; %d workers; "
-        + "batch %d; SGD lr %s; %d rounds; run directory %s; bytes = up_bytes + down_bytes_delivered",
-        mode.cliName(), rho, mode == Mode.DENSE ? " (unused: dense)" : "", values.text(),
-        mode == Mode.BIDIRECTIONAL ? " up and down" : mode == Mode.DENSE ? "" : " up", s.workers(), s.batchSize(),
-        s.learningRate(), summary.iterations(), name());
+    String details = String.format(Locale.ROOT, "%s; %d workers; batch %d; SGD lr %s; %d rounds; run directory %s; "
+        + "bytes = up_bytes + down_bytes_delivered", variant.describe(rho, values), s.workers(), s.batchSize(),
+        s.learningRate(), summary.iterations(), runDir.getName());
     return SystemResult.ok(name(), details, probe.trace.build());
   }
 
@@ -111,11 +108,11 @@ final class BitopkSystem implements ComparedSystem {
     public void onIteration(IterationRecord record, DriverState state) {
       lastRound = state.iteration();
       lastRoundSeconds = clock.seconds();
-      if (lastRound % settings.evalEvery() == 0 || lastRoundSeconds >= settings.maxSeconds()) {
+      if (lastRound % settings.evalEvery() == 0 || settings.pastBudget(lastRoundSeconds, lastRound)) {
         clock.pause();
-        record(lastRound, lastRoundSeconds, state.modelParameters(), bytes(state.counters()));
+        double accuracy = record(lastRound, lastRoundSeconds, state.modelParameters(), bytes(state.counters()));
         clock.resume();
-        stop = lastRoundSeconds >= settings.maxSeconds();
+        stop = settings.done(lastRoundSeconds, lastRound, accuracy);
       }
     }
 
@@ -136,11 +133,12 @@ final class BitopkSystem implements ComparedSystem {
       return counters.upBytes() + counters.downDeliveredBytes();
     }
 
-    private void record(long round, double seconds, float[] parameters, long bytes) {
+    private double record(long round, double seconds, float[] parameters, long bytes) {
       network.setParams(Nd4j.createFromArray(parameters).reshape(1, parameters.length));
       Evaluation e = Dl4jSetup.evaluate(network, test);
       trace.add(new TracePoint(round, seconds, bytes, e.accuracy(), e.loss()));
       lastRecorded = round;
+      return e.accuracy();
     }
   }
 }

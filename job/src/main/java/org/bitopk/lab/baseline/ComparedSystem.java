@@ -16,7 +16,10 @@ interface ComparedSystem {
    */
   SystemResult run(Context context) throws Exception;
 
-  /** What a system may use: Spark, the data already read, a directory of its own, the console. */
+  /**
+   * What a system may use: Spark, the data already read, a directory to write in, the console, and the label of
+   * this run (its name, or its name at a link rate), which names what it writes there.
+   */
   record Context(JavaSparkContext sc, ComparisonSettings settings, TrainTest data, Path directory,
-      PrintWriter console) {}
+      PrintWriter console, String label) {}
 }

@@ -16,9 +16,9 @@ final class ComparisonChart {
 
   private ComparisonChart() {}
 
-  static void write(FileSystem fs, Path dir, List<SystemResult> results, ComparisonSettings s) throws IOException {
-    PanelPicture.write(fs, new Path(dir, FILE), "bitopk: time to accuracy against DL4J", heading(s),
-        panels(results, s), 2);
+  static void write(FileSystem fs, Path file, List<SystemResult> results, ComparisonSettings s, String title)
+      throws IOException {
+    PanelPicture.write(fs, file, title, heading(s), panels(results, s), 2);
   }
 
   /** Accuracy against training seconds and against bytes moved, one series per system that has a trace. */

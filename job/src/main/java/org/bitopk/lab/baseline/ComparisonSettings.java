@@ -10,9 +10,19 @@ package org.bitopk.lab.baseline;
  * @param evalEvery rounds between evaluations
  * @param maxSeconds training clock after which a system stops (at its next evaluation)
  * @param epochs passes over the training set after which a system stops
+ * @param maxRounds rounds after which a system stops (at its next evaluation)
+ * @param stopAtTarget whether a system stops at the first evaluation that reaches the target (the learning-rate
+ *     grid needs no more of it)
  */
 public record ComparisonSettings(String dataset, String dataPath, int workers, int batchSize, double learningRate,
-    double density, long seed, int evalEvery, double maxSeconds, int epochs, double target) {
+    double density, long seed, int evalEvery, double maxSeconds, int epochs, double target, long maxRounds,
+    boolean stopAtTarget) {
+  public ComparisonSettings(String dataset, String dataPath, int workers, int batchSize, double learningRate,
+      double density, long seed, int evalEvery, double maxSeconds, int epochs, double target) {
+    this(dataset, dataPath, workers, batchSize, learningRate, density, seed, evalEvery, maxSeconds, epochs, target,
+        Long.MAX_VALUE, false);
+  }
+
   public ComparisonSettings {
     require(workers >= 1, "--workers", workers, ">= 1");
     require(batchSize >= 1, "--batch-size", batchSize, ">= 1");
@@ -22,6 +32,38 @@ public record ComparisonSettings(String dataset, String dataPath, int workers, i
     require(maxSeconds > 0 && Double.isFinite(maxSeconds), "--max-seconds", maxSeconds, "> 0");
     require(epochs >= 1, "--epochs", epochs, ">= 1");
     require(target > 0 && target <= 1, "--target", target, "in (0, 1]");
+    require(maxRounds >= 1, "--grid-rounds", maxRounds, ">= 1");
+  }
+
+  /** Past the training clock's or the rounds' budget: evaluate now and stop. */
+  boolean pastBudget(double seconds, long rounds) {
+    return seconds >= maxSeconds || rounds >= maxRounds;
+  }
+
+  /** Whether a system stops after an evaluation at {@code seconds} and {@code rounds} that found {@code accuracy}. */
+  boolean done(double seconds, long rounds, double accuracy) {
+    return pastBudget(seconds, rounds) || (stopAtTarget && accuracy >= target);
+  }
+
+  /** The same comparison with a training-clock budget of {@code seconds} (one system's own). */
+  ComparisonSettings withMaxSeconds(double seconds) {
+    return new ComparisonSettings(dataset, dataPath, workers, batchSize, learningRate, density, seed, evalEvery,
+        seconds, epochs, target, maxRounds, stopAtTarget);
+  }
+
+  /** The same comparison at another learning rate (each system's own, chosen from a grid). */
+  ComparisonSettings withLearningRate(double lr) {
+    return new ComparisonSettings(dataset, dataPath, workers, batchSize, lr, density, seed, evalEvery, maxSeconds,
+        epochs, target, maxRounds, stopAtTarget);
+  }
+
+  /**
+   * The learning-rate grid's settings: at most {@code rounds} rounds, stopping at the target, no clock budget
+   * (rounds to the target do not depend on the machine's load).
+   */
+  ComparisonSettings forGrid(long rounds) {
+    return new ComparisonSettings(dataset, dataPath, workers, batchSize, learningRate, density, seed, evalEvery,
+        Double.MAX_VALUE, epochs, target, rounds, true);
   }
 
   /**
@@ -30,7 +72,7 @@ public record ComparisonSettings(String dataset, String dataPath, int workers, i
    */
   ComparisonSettings withBudget(double seconds, int maxEpochs) {
     return new ComparisonSettings(dataset, dataPath, workers, batchSize, learningRate, density, seed, evalEvery,
-        seconds, maxEpochs, target);
+        seconds, maxEpochs, target, maxRounds, false);
   }
 
   private static void require(boolean ok, String flag, Object value, String expected) {

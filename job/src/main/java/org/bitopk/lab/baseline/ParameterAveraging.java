@@ -96,7 +96,7 @@ final class ParameterAveraging implements ComparedSystem {
         Evaluation e = Dl4jSetup.evaluate(spark.getNetwork(), test);
         trace.add(new TracePoint(rounds, clock.seconds(), averagings * perAveraging, e.accuracy(), e.loss()));
         clock.resume();
-        if (clock.seconds() >= s.maxSeconds()) {
+        if (s.done(clock.seconds(), rounds, e.accuracy())) {
           break outer;
         }
       }

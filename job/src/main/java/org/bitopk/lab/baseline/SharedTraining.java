@@ -21,7 +21,7 @@ import org.nd4j.parameterserver.distributed.conf.VoidConfiguration;
 
 /**
  * DL4J's {@code SharedTrainingMaster} (dl4j-spark-parameterserver: threshold-encoded gradient sharing over Aeron,
- * Strom 2015), bound to loopback. Fitted in chunks of {@code evalEvery} rounds like {@link ParameterAveraging};
+ * Strom 2015), its controller on loopback in local mode and on the driver's address on a cluster. Fitted in chunks of {@code evalEvery} rounds like {@link ParameterAveraging};
  * each chunk runs under a Spark job group with a deadline (the budget's remainder plus a minute), because this
  * master is known to hang in local mode: past the deadline its jobs are cancelled and the system is reported as
  * failed with what it reached. Its bytes travel over Aeron, outside Spark, and are not counted (empty cells).
@@ -48,8 +48,9 @@ final class SharedTraining implements ComparedSystem {
     int p = s.workers();
     JavaSparkContext sc = context.sc();
     MultiLayerNetwork network = Dl4jSetup.network(train, s.seed(), s.learningRate());
+    String controller = controllerAddress(sc);
     VoidConfiguration voidConfiguration = VoidConfiguration.builder().unicastPort(PORT)
-        .networkMask("127.0.0.0/8").controllerAddress("127.0.0.1").build();
+        .networkMask(networkMask(controller)).controllerAddress(controller).build();
     SharedTrainingMaster master = new SharedTrainingMaster.Builder(voidConfiguration, s.batchSize())
         .batchSizePerWorker(s.batchSize()).workersPerNode(p).workerPrefetchNumBatches(0)
         .rddTrainingApproach(RDDTrainingApproach.Direct).rngSeed(s.seed()).build();
@@ -100,7 +101,7 @@ final class SharedTraining implements ComparedSystem {
           Evaluation e = Dl4jSetup.evaluate(spark.getNetwork(), test);
           trace.add(new TracePoint(rounds, clock.seconds(), 0, e.accuracy(), e.loss()));
           clock.resume();
-          if (clock.seconds() >= s.maxSeconds()) {
+          if (s.done(clock.seconds(), rounds, e.accuracy())) {
             return done(s, trace, rounds, versions);
           }
         }
@@ -111,8 +112,24 @@ final class SharedTraining implements ComparedSystem {
     }
   }
 
+  /**
+   * Where Aeron's controller listens: loopback in local mode, else the driver's own address (on a cluster the
+   * executors are on other hosts and could never reach the driver's 127.0.0.1).
+   */
+  static String controllerAddress(JavaSparkContext sc) {
+    return sc.master().startsWith("local") ? "127.0.0.1" : sc.getConf().get("spark.driver.host", "127.0.0.1");
+  }
+
+  /** The /24 around an IPv4 address (loopback: 127.0.0.0/8), where DL4J looks for the workers' interfaces. */
+  static String networkMask(String address) {
+    if (address.startsWith("127.")) {
+      return "127.0.0.0/8";
+    }
+    return address.substring(0, address.lastIndexOf('.')) + ".0/24";
+  }
+
   private static SystemResult done(ComparisonSettings s, Trace.Builder trace, long rounds, String versions) {
-    String details = String.format(Locale.ROOT, "DL4J SharedTrainingMaster (%s, Aeron on 127.0.0.1:%d, default "
+    String details = String.format(Locale.ROOT, "DL4J SharedTrainingMaster (%s, Aeron on port %d, default "
         + "adaptive threshold); %d workers; batch %d; SGD lr %s; %d rounds; bytes over Aeron not counted", versions,
         PORT, s.workers(), s.batchSize(), s.learningRate(), rounds);
     return SystemResult.ok(NAME, details, trace.build()).withoutBytes();

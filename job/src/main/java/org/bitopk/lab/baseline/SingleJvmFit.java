@@ -55,12 +55,12 @@ final class SingleJvmFit implements ComparedSystem {
           network.fit(minibatches.get(i));
           batches++;
           boolean lastOfRun = epoch == s.epochs() - 1 && i == minibatches.size() - 1;
-          if (batches % batchesPerEval == 0 || lastOfRun) {
+          if (batches % batchesPerEval == 0 || lastOfRun || batches / s.workers() >= s.maxRounds()) {
             clock.pause();
             Evaluation e = Dl4jSetup.evaluate(network, test);
             trace.add(new TracePoint(batches / s.workers(), clock.seconds(), 0, e.accuracy(), e.loss()));
             clock.resume();
-            if (clock.seconds() >= s.maxSeconds()) {
+            if (s.done(clock.seconds(), batches / s.workers(), e.accuracy())) {
               break outer;
             }
           }

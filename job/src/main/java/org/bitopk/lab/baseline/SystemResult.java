@@ -23,6 +23,11 @@ public record SystemResult(String system, String details, Trace trace, String fa
     return new SystemResult(system, details, trace, failure, false);
   }
 
+  /** The same result under another name (the system at one link rate) with {@code note} before its details. */
+  SystemResult labelled(String label, String note) {
+    return new SystemResult(label, note + details, trace, failure, bytesMeasured);
+  }
+
   static SystemResult failed(String system, String details, Trace trace, String failure) {
     return new SystemResult(system, details, trace, Objects.requireNonNull(failure, "failure"), true);
   }

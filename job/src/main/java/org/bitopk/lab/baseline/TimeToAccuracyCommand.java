@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -18,7 +19,6 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.compression.ValueFormat;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.datasets.TrainTest;
-import org.bitopk.job.config.Mode;
 import org.bitopk.job.output.AtomicFiles;
 import org.bitopk.job.output.MachineEnvironment;
 import org.bitopk.job.spark.SparkSetup;
@@ -57,10 +57,10 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
   boolean overwrite;
 
   @Option(names = "--systems", paramLabel = "LIST", split = ",", description = "Systems to compare, in this "
-      + "order: bitopk-bidirectional, bitopk-unidirectional, bitopk-dense, patm-F (F >= 1), shared, single-jvm; "
-      + "bitopk-bidirectional-rho-RHO and bitopk-unidirectional-rho-RHO run with density RHO instead of "
-      + "--density; a bitopk system's name may end in -values-FORMAT (fp16, bf16, int8) for the format of the "
-      + "values it sends, up and, bidirectional, down (default: ${DEFAULT-VALUE}).")
+      + "order: bitopk-bidirectional, bitopk-unidirectional, bitopk-dense, bitopk-dense-fp16, bitopk-sidco, "
+      + "bitopk-dgc, patm-F (F >= 1), shared, single-jvm; the sparse bitopk systems with -rho-RHO run with "
+      + "density RHO instead of --density; a bitopk system's name may end in -values-FORMAT (fp16, bf16, int8) for "
+      + "the format of the values it sends, up and, bidirectional, down (default: ${DEFAULT-VALUE}).")
   List<String> systems = new ArrayList<>(DEFAULT_SYSTEMS);
 
   @Option(names = "--target", paramLabel = "ACC", description = "Target test accuracy, a fraction (default: "
@@ -74,6 +74,11 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
   @Option(names = "--max-seconds", paramLabel = "S", description = "Training-clock budget per system; it stops at "
       + "the first evaluation past it (default: ${DEFAULT-VALUE}).")
   double maxSeconds = 300;
+
+  @Option(names = "--max-seconds-of", paramLabel = "SYSTEM[@RATE]=S,...", split = ",", description = "A "
+      + "training-clock budget of its own for some systems, or for a system at one of --rates, e.g. "
+      + "bitopk-dense=240,bitopk-dense@none=90 (the others: --max-seconds).")
+  java.util.Map<String, Double> maxSecondsOf = new java.util.LinkedHashMap<>();
 
   @Option(names = "--warm-up-seconds", paramLabel = "S", description = "Before it is measured, each system trains "
       + "this long (at most one epoch) from the same start, untimed and discarded, so that none pays for the JVM's "
@@ -114,6 +119,27 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       + "sets, else local[*]).")
   String master;
 
+  @Option(names = "--lr-grid", paramLabel = "LR,...", split = ",", description = "Choose each system's learning "
+      + "rate instead of timing: every system trains at each rate for at most --grid-rounds rounds (no clock, no "
+      + "warm-up; it stops at the target) and OUT/" + LearningRateChoice.FILE + " records per system the rate "
+      + "with the fewest rounds to the target (none reaching it: the highest final accuracy) and every point.")
+  List<Double> lrGrid;
+
+  @Option(names = "--grid-rounds", paramLabel = "N", description = "Round budget of each point of --lr-grid "
+      + "(default: ${DEFAULT-VALUE}).")
+  long gridRounds = 2000;
+
+  @Option(names = "--lr-choice", paramLabel = "FILE", description = "Train each system at its own learning rate "
+      + "from FILE (an " + LearningRateChoice.FILE + " written by --lr-grid) instead of --lr (a system FILE lacks: "
+      + "--lr, said in its details); copied into OUT, and each row's details say the rate and the grid's outcome.")
+  String lrChoice;
+
+  @Option(names = "--rates", paramLabel = "RATE,...", split = ",", description = "Under submit/netlab.sh only: "
+      + "every system at each link rate in turn (e.g. 100mbit,1gbit,none), the lab re-shaping its links and timing "
+      + "a transfer before each; rows and traces are SYSTEM@RATE, OUT/" + LabLinks.FILE + " the measured rates, "
+      + "OUT/time-to-accuracy@RATE.png one chart per rate. Each system warms up once, before its first rate.")
+  List<String> rates;
+
   private final JavaSparkContext provided;
 
   public TimeToAccuracyCommand() {
@@ -140,10 +166,36 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--warm-up-seconds: expected a number of seconds >= 0, got "
             + warmUpSeconds);
       }
+      checkGridFlags();
+      Set<String> names = new HashSet<>();
+      chosen.forEach(system -> names.add(system.name()));
+      for (java.util.Map.Entry<String, Double> e : maxSecondsOf.entrySet()) {
+        String system = e.getKey().contains("@") ? e.getKey().substring(0, e.getKey().indexOf('@')) : e.getKey();
+        if (!names.contains(system)) {
+          throw new IllegalArgumentException("--max-seconds-of: " + system + " is not one of --systems");
+        }
+        settings.withMaxSeconds(e.getValue());
+      }
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
     }
+    List<String> linkRates = new ArrayList<>();
+    LabLinks links = null;
+    if (rates != null) {
+      try {
+        for (String r : rates) {
+          linkRates.add(LabLinks.checkRate(r));
+        }
+        if (new LinkedHashSet<>(linkRates).size() != linkRates.size()) {
+          throw new IllegalArgumentException("--rates: a rate is listed twice: " + String.join(",", rates));
+        }
+        links = LabLinks.fromEnvironment();
+      } catch (IllegalArgumentException e) {
+        throw usage(e.getMessage());
+      }
+    }
     Configuration conf = provided != null ? provided.hadoopConfiguration() : new Configuration();
+    LearningRateChoice choice = lrChoice == null ? null : readChoice(conf, chosen);
     TrainTest loaded;
     try {
       loaded = Datasets.load(dataset, data, conf);
@@ -172,41 +224,186 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     PrintWriter console = spec.commandLine().getOut();
     MachineEnvironment environment = MachineEnvironment.start(String.join(" ", commandLine()));
     JavaSparkContext sc = provided != null ? provided : SparkSetup.start(withNd4jKryo(SparkSetup.conf(master)));
-    List<SystemResult> results = new ArrayList<>();
     try {
-      for (int i = 0; i < chosen.size(); i++) {
-        ComparedSystem system = chosen.get(i);
-        String prefix = String.format(Locale.ROOT, "[%d/%d] %s: ", i + 1, chosen.size(), system.name());
-        console.println(prefix + (warmUpSeconds > 0 ? String.format(Locale.ROOT,
-            "warming up (%s s, not measured), then training", warmUpSeconds) : "training"));
+      if (lrGrid != null) {
+        LearningRateChoice grid = runGrid(sc, settings, chosen, loaded, dir, fs, console);
+        write(fs, new Path(dir, LearningRateChoice.FILE), grid.toJson());
+        environment.finishInto(fs, dir);
+        write(fs, new Path(dir, SUCCESS), "");
+        console.println("bitopk: learning rates of " + chosen.size() + " systems chosen; in " + dir + "/"
+            + LearningRateChoice.FILE);
         console.flush();
-        SystemResult result;
-        try {
-          result = WarmedUpSystem.run(system, new ComparedSystem.Context(sc, settings, loaded, dir, console),
-              warmUpSeconds, fs);
-        } catch (Exception | LinkageError e) {
-          result = SystemResult.failed(system.name(), "did not train", Trace.empty(),
-              e.getClass().getName() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
-        }
-        results.add(result);
-        console.println(prefix + describe(result, settings.target()));
-        console.flush();
-        write(fs, new Path(dir, "trace-" + result.system() + ".csv"), ComparisonTable.traceCsv(result));
-        // the table so far after every system: a process killed later (the kernel's OOM killer) still leaves it
-        write(fs, new Path(dir, ComparisonTable.FILE), ComparisonTable.csv(results, settings.target()));
+        return 0;
       }
+      if (choice != null) {
+        write(fs, new Path(dir, LearningRateChoice.FILE), choice.toJson());
+      }
+      List<SystemResult> results = new ArrayList<>();
+      StringBuilder linksCsv = new StringBuilder("rate,probe_mbit_per_second,executors,task_slots,lab\n");
+      Set<String> warm = new HashSet<>();
+      java.util.Map<String, String> failedAt = new java.util.HashMap<>();
+      List<String> settingsOfLinks = links == null ? List.of("") : linkRates;
+      int total = chosen.size() * settingsOfLinks.size();
+      int n = 0;
+      for (String rate : settingsOfLinks) {
+        String suffix = rate.isEmpty() ? "" : "@" + rate;
+        String linkNote = "";
+        List<SystemResult> atRate = new ArrayList<>();
+        if (links != null) {
+          console.println("links: " + rate + ", timing a transfer");
+          console.flush();
+          double measured = links.reshape(rate);
+          linksCsv.append(ComparisonTable.row(List.of(rate, ComparisonTable.number(measured),
+              Integer.toString(sc.sc().statusTracker().getExecutorInfos().length - 1),
+              Integer.toString(sc.defaultParallelism()), links.settings()))).append('\n');
+          write(fs, new Path(dir, LabLinks.FILE), linksCsv.toString());
+          linkNote = String.format(Locale.ROOT, "links %s (a timed transfer: %.1f Mbit/s); ", rate, measured);
+        }
+        for (ComparedSystem system : chosen) {
+          n++;
+          String label = system.name() + suffix;
+          String prefix = String.format(Locale.ROOT, "[%d/%d] %s: ", n, total, label);
+          boolean first = warm.add(system.name());
+          double warmUp = first ? warmUpSeconds : 0;
+          String note = linkNote + (choice == null ? "" : choice.of(system.name()).isPresent()
+              ? choice.describe(system.name()) + "; " : "lr " + ComparisonTable.number(lr) + " (--lr: not in "
+              + LearningRateChoice.FILE + "); ");
+          SystemResult result;
+          if (failedAt.containsKey(system.name())) {
+            result = SystemResult.failed(label, "not run", Trace.empty(), "it failed at "
+                + failedAt.get(system.name()));
+          } else {
+            console.println(prefix + (warmUp > 0 ? String.format(Locale.ROOT,
+                "warming up (%s s, not measured), then training", warmUp) : "training"));
+            console.flush();
+            ComparisonSettings budgeted = settings.withMaxSeconds(maxSecondsOf.getOrDefault(label,
+                maxSecondsOf.getOrDefault(system.name(), settings.maxSeconds())));
+            ComparisonSettings own = choice == null ? budgeted : choice.of(system.name())
+                .map(c -> budgeted.withLearningRate(c.lr())).orElse(budgeted);
+            try {
+              result = WarmedUpSystem.run(system, new ComparedSystem.Context(sc, own, loaded, dir, console, label),
+                  warmUp, fs).labelled(label, note);
+            } catch (Exception | LinkageError e) {
+              result = SystemResult.failed(label, note + "did not train", Trace.empty(),
+                  e.getClass().getName() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+            }
+            if (result.failure() != null) {
+              failedAt.put(system.name(), rate.isEmpty() ? "its first run" : rate);
+            }
+          }
+          results.add(result);
+          atRate.add(result);
+          console.println(prefix + describe(result, settings.target()));
+          console.flush();
+          write(fs, new Path(dir, "trace-" + result.system() + ".csv"), ComparisonTable.traceCsv(result));
+          // the table so far after every system: a process killed later (the kernel's OOM killer) still leaves it
+          write(fs, new Path(dir, ComparisonTable.FILE), ComparisonTable.csv(results, settings.target()));
+        }
+        if (links != null) {
+          ComparisonChart.write(fs, new Path(dir, "time-to-accuracy" + suffix + ".png"), atRate, settings,
+              "bitopk: time to accuracy, links " + rate);
+        }
+      }
+      write(fs, new Path(dir, ComparisonTable.FILE), ComparisonTable.csv(results, settings.target()));
+      ComparisonChart.write(fs, new Path(dir, ComparisonChart.FILE), results, settings,
+          "bitopk: time to accuracy against DL4J");
+      environment.finishInto(fs, dir);
+      write(fs, new Path(dir, SUCCESS), "");
+      console.println("bitopk: " + results.size() + " systems compared; table in " + dir + "/" + ComparisonTable.FILE);
+      console.flush();
+      return 0;
     } finally {
       if (provided == null) {
         sc.stop();
       }
     }
-    write(fs, new Path(dir, ComparisonTable.FILE), ComparisonTable.csv(results, settings.target()));
-    ComparisonChart.write(fs, dir, results, settings);
-    environment.finishInto(fs, dir);
-    write(fs, new Path(dir, SUCCESS), "");
-    console.println("bitopk: " + results.size() + " systems compared; table in " + dir + "/" + ComparisonTable.FILE);
-    console.flush();
-    return 0;
+  }
+
+  private void checkGridFlags() {
+    if (gridRounds < 1) {
+      throw new IllegalArgumentException("--grid-rounds: expected a number of rounds >= 1, got " + gridRounds);
+    }
+    if (lrGrid != null) {
+      if (lrGrid.isEmpty() || lrGrid.stream().anyMatch(lr -> !(lr > 0) || Double.isInfinite(lr))) {
+        throw new IllegalArgumentException("--lr-grid: expected learning rates > 0, got " + lrGrid);
+      }
+      if (new LinkedHashSet<>(lrGrid).size() != lrGrid.size()) {
+        throw new IllegalArgumentException("--lr-grid: a rate is listed twice: " + lrGrid);
+      }
+      if (lrChoice != null) {
+        throw new IllegalArgumentException("--lr-grid: chooses the rates that --lr-choice reads; give one of them");
+      }
+      if (rates != null) {
+        throw new IllegalArgumentException("--lr-grid: counts rounds, not seconds, so links do not change it; "
+            + "leave --rates out");
+      }
+    }
+  }
+
+  /** Every system's learning rate from {@code --lr-choice}; each chosen system must be in it. */
+  private LearningRateChoice readChoice(Configuration conf, List<ComparedSystem> chosen) throws IOException {
+    Path file = new Path(lrChoice);
+    FileSystem fs = file.getFileSystem(conf);
+    if (!fs.isFile(file)) {
+      throw usage("--lr-choice: " + lrChoice + " is not a file; expected an " + LearningRateChoice.FILE
+          + " written by time-to-accuracy --lr-grid");
+    }
+    String text;
+    try (java.io.InputStream in = fs.open(file)) {
+      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    LearningRateChoice choice;
+    try {
+      choice = LearningRateChoice.parse("--lr-choice: " + lrChoice, text);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
+    if (chosen.stream().noneMatch(system -> choice.of(system.name()).isPresent())) {
+      throw usage("--lr-choice: " + lrChoice + " has a learning rate for none of the systems (it has "
+          + String.join(", ", choice.systems().keySet()) + "); run --lr-grid with them");
+    }
+    return choice;
+  }
+
+  /**
+   * The learning-rate grid: every system at every rate, counted in rounds to the target; each point's trace into
+   * {@code OUT/lr-grid/}, bitopk's run directories removed once read.
+   */
+  private LearningRateChoice runGrid(JavaSparkContext sc, ComparisonSettings settings, List<ComparedSystem> chosen,
+      TrainTest loaded, Path dir, FileSystem fs, PrintWriter console) throws IOException {
+    LearningRateChoice.Builder choice = new LearningRateChoice.Builder(settings.target(), gridRounds);
+    Path gridDir = new Path(dir, "lr-grid");
+    int n = 0;
+    for (ComparedSystem system : chosen) {
+      List<LearningRateChoice.Point> points = new ArrayList<>();
+      for (double lr : lrGrid) {
+        n++;
+        String label = system.name() + "-lr-" + ComparisonTable.number(lr);
+        String prefix = String.format(Locale.ROOT, "[%d/%d] %s: ", n, chosen.size() * lrGrid.size(), label);
+        SystemResult result;
+        try {
+          result = system.run(new ComparedSystem.Context(sc, settings.forGrid(gridRounds).withLearningRate(lr),
+              loaded, gridDir, console, label));
+        } catch (Exception | LinkageError e) {
+          result = SystemResult.failed(label, "did not train", Trace.empty(),
+              e.getClass().getName() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+        }
+        Path runDir = new Path(gridDir, label);
+        if (fs.exists(runDir)) {
+          fs.delete(runDir, true);
+        }
+        write(fs, new Path(gridDir, "trace-" + label + ".csv"), ComparisonTable.traceCsv(result.labelled(label, "")));
+        LearningRateChoice.Point point = LearningRateChoice.point(lr, result.trace(), settings.target());
+        points.add(point);
+        console.println(prefix + (result.failure() == null ? "" : "FAILED: " + result.failure() + "; ")
+            + point.text(gridRounds));
+        console.flush();
+      }
+      choice.add(system.name(), points);
+      // the choice so far after every system, as the table is: the systems finished count even if the rest do not
+      write(fs, new Path(dir, LearningRateChoice.FILE), choice.build().toJson());
+    }
+    return choice.build();
   }
 
   /** DL4J's Spark masters ship DataSets (INDArrays) through Kryo: ND4J's registrator next to the job's. */
@@ -239,37 +436,35 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
   }
 
   private static ComparedSystem parseSystem(String name) {
-    if (name.startsWith(BitopkSystem.PREFIX)) {
-      int valuesAt = name.lastIndexOf(BitopkSystem.VALUES_INFIX);
+    int valuesAt = name.lastIndexOf(BitopkSystem.VALUES_INFIX);
+    String rest = valuesAt >= 0 ? name.substring(0, valuesAt) : name;
+    java.util.Optional<BitopkVariant> variant = BitopkVariant.prefixOf(rest);
+    if (variant.isPresent()) {
       ValueFormat values = ValueFormat.FP32;
-      String rest = name;
       if (valuesAt >= 0) {
         try {
           values = ValueFormat.parse(name.substring(valuesAt + BitopkSystem.VALUES_INFIX.length()));
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
         }
-        rest = name.substring(0, valuesAt);
       }
-      for (Mode m : Mode.values()) {
-        String mode = BitopkSystem.PREFIX + m.cliName();
-        if (rest.equals(mode)) {
-          try {
-            return new BitopkSystem(m, null, values);
-          } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
-          }
+      String base = variant.get().systemName();
+      if (rest.equals(base)) {
+        try {
+          return new BitopkSystem(variant.get(), null, values);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
         }
-        if (rest.startsWith(mode + BitopkSystem.DENSITY_INFIX)) {
-          String rho = rest.substring(mode.length() + BitopkSystem.DENSITY_INFIX.length());
-          try {
-            return new BitopkSystem(m, new BigDecimal(rho), values);
-          } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--systems: '" + name + "': expected a density after '"
-                + BitopkSystem.DENSITY_INFIX + "', got '" + rho + "'");
-          } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
-          }
+      }
+      if (rest.startsWith(base + BitopkSystem.DENSITY_INFIX)) {
+        String rho = rest.substring(base.length() + BitopkSystem.DENSITY_INFIX.length());
+        try {
+          return new BitopkSystem(variant.get(), new BigDecimal(rho), values);
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("--systems: '" + name + "': expected a density after '"
+              + BitopkSystem.DENSITY_INFIX + "', got '" + rho + "'");
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
         }
       }
     } else if (name.startsWith(ParameterAveraging.PREFIX)) {
@@ -282,9 +477,10 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     } else if (name.equals(SharedTraining.NAME)) {
       return new SharedTraining();
     }
-    throw new IllegalArgumentException("--systems: unknown system '" + name + "'; expected bitopk-bidirectional, "
-        + "bitopk-unidirectional (either with -rho-RHO for a density of its own, then -values-FORMAT for fp16, bf16 "
-        + "or int8 values), bitopk-dense, patm-F (F an averaging frequency >= 1), shared or single-jvm");
+    throw new IllegalArgumentException("--systems: unknown system '" + name + "'; expected "
+        + String.join(", ", BitopkVariant.names()) + " (the sparse ones with -rho-RHO for a density of their own; "
+        + "any but bitopk-dense then with -values-FORMAT for fp16, bf16 or int8 values), patm-F (F an averaging "
+        + "frequency >= 1), shared or single-jvm");
   }
 
   private static String describe(SystemResult r, double target) {
@@ -309,6 +505,21 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
         "--seed", String.valueOf(seed), "--dataset", dataset));
     if (data != null) {
       words.addAll(List.of("--data", data));
+    }
+    if (lrGrid != null) {
+      words.addAll(List.of("--lr-grid", lrGrid.stream().map(ComparisonTable::number)
+          .collect(java.util.stream.Collectors.joining(",")), "--grid-rounds", String.valueOf(gridRounds)));
+    }
+    if (lrChoice != null) {
+      words.addAll(List.of("--lr-choice", lrChoice));
+    }
+    if (rates != null) {
+      words.addAll(List.of("--rates", String.join(",", rates)));
+    }
+    if (!maxSecondsOf.isEmpty()) {
+      words.addAll(List.of("--max-seconds-of", maxSecondsOf.entrySet().stream()
+          .map(e -> e.getKey() + "=" + ComparisonTable.number(e.getValue()))
+          .collect(java.util.stream.Collectors.joining(","))));
     }
     return words;
   }

@@ -34,7 +34,8 @@ final class WarmedUpSystem {
     if (warmUpSeconds > 0) {
       Path scratch = new Path(context.directory(), SCRATCH);
       ComparedSystem.Context warmUp = new ComparedSystem.Context(context.sc(),
-          context.settings().withBudget(warmUpSeconds, 1), context.data(), scratch, context.console());
+          context.settings().withBudget(warmUpSeconds, 1), context.data(), scratch, context.console(),
+          context.label());
       SystemResult result;
       try {
         result = system.run(warmUp);

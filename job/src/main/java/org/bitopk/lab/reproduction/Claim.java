@@ -41,6 +41,13 @@ enum Claim {
           + "DL4J's best distributed training master, with at least 50× fewer bytes, and within 1.5× of a "
           + "single-JVM DL4J fit.",
       List.of()),
+  LAB_TIME_TO_ACCURACY("Time to accuracy on shaped links",
+      "BytePS (docs/gradient-compression.md): TopK trains ResNet-18/CIFAR-100 about 6× faster than its uncompressed "
+          + "baseline on links capped at 100 Mbit/s (83.9 s vs 518 s). This project's targets on the network lab "
+          + "(Fashion-MNIST MLP, P = 8, links of 100 Mbit/s): bidirectional TopK reaches 85 % in at most 1/6 of "
+          + "bitopk dense's time and at most 0.1× the best DL4J master's, and at least 1.3× faster than "
+          + "unidirectional TopK.",
+      List.of()),
   SCHEMES("Other bidirectional schemes side by side",
       "Each scheme's authors: EF21 (Richtárik, Sokolov, Fatkhullin, NeurIPS 2021) replaces error feedback by "
           + "gradient estimates and needs no bounded-gradient assumption; EF21-P / EF21-BC (Gruntkowska, Tyurin, "
@@ -56,6 +63,10 @@ enum Claim {
           + "MLP, P = 20, ρ = 0.001 both ways, batch 10, 10 epochs); int8's (one scale per message) is stated. The "
           + "bytes per coordinate they buy are measured on the same runs.",
       List.of("wire-formats"));
+
+  /** The command that writes a --lab-time-to-accuracy directory (submit/README.md has the full one). */
+  static final String LAB_TIME_TO_ACCURACY_COMMAND = "sudo submit/netlab.sh --hosts 4 --cores 2 -- time-to-accuracy "
+      + "--workers 8 --rates 100mbit,1gbit,none --lr-choice LR_CHOICE --out runs/lab-tta/tta";
 
   /** Where the shipped grid files are, relative to the repository's top level. */
   static final String SHIPPED_GRIDS = "job/experiments";

@@ -47,6 +47,11 @@ public final class ReproductionCommand implements Callable<Integer> {
           + "time-to-accuracy.png, environment.json, _SUCCESS).")
   String timeToAccuracy;
 
+  @Option(names = "--lab-time-to-accuracy", paramLabel = "DIR",
+      description = "Output of time-to-accuracy --rates on the network lab (time-to-accuracy.csv, links.csv, one "
+          + "chart per rate, environment.json, _SUCCESS).")
+  String labTimeToAccuracy;
+
   @Option(names = "--out", required = true, paramLabel = "FILE",
       description = "The document to write, normally REPRODUCTION.md at the repository's top level.")
   String out;
@@ -71,8 +76,9 @@ public final class ReproductionCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (experiments.isEmpty() && evaluation == null && timeToAccuracy == null) {
-      throw new BadInputException("--experiments, --evaluation or --time-to-accuracy: at least one output is needed");
+    if (experiments.isEmpty() && evaluation == null && timeToAccuracy == null && labTimeToAccuracy == null) {
+      throw new BadInputException("--experiments, --evaluation, --time-to-accuracy or --lab-time-to-accuracy: at "
+          + "least one output is needed");
     }
     java.nio.file.Path file = java.nio.file.Path.of(out).toAbsolutePath().normalize();
     java.nio.file.Path top = file.getParent();
@@ -105,9 +111,11 @@ public final class ReproductionCommand implements Callable<Integer> {
         EvaluationSection.CSV, EvaluationSection.COLUMNS, null, conf);
     MeasuredOutput tta = timeToAccuracy == null ? null : MeasuredOutput.read("--time-to-accuracy", timeToAccuracy,
         TimeToAccuracySection.CSV, TimeToAccuracySection.COLUMNS, TimeToAccuracySection.PNG, conf);
+    LabTimeToAccuracySection lab = labTimeToAccuracy == null ? null
+        : LabTimeToAccuracySection.read("--lab-time-to-accuracy", labTimeToAccuracy, conf);
     String text = new ReproductionDocument(regenerateCommand(), file, imageDir, gridDir, conf,
         update ? DocumentUpdate.sections(previous) : java.util.Map.of())
-        .render(evidence, eval, tta);
+        .render(evidence, eval, tta, lab);
     if (update) {
       try {
         text = DocumentUpdate.merge(previous, text, regenerateCommand());
@@ -125,6 +133,7 @@ public final class ReproductionCommand implements Callable<Integer> {
     }
     spec.commandLine().getOut().println("bitopk: wrote " + out + " from " + evidence.size() + " experiment(s)"
         + (eval == null ? "" : ", the compressor evaluation") + (tta == null ? "" : ", the time-to-accuracy comparison")
+        + (lab == null ? "" : ", the time to accuracy on shaped links")
         + "; charts in " + imageDir);
     spec.commandLine().getOut().flush();
     return ExitCode.OK;
@@ -149,6 +158,9 @@ public final class ReproductionCommand implements Callable<Integer> {
     }
     if (timeToAccuracy != null) {
       b.append(" --time-to-accuracy ").append(timeToAccuracy);
+    }
+    if (labTimeToAccuracy != null) {
+      b.append(" --lab-time-to-accuracy ").append(labTimeToAccuracy);
     }
     b.append(" --out ").append(out);
     if (images != null) {

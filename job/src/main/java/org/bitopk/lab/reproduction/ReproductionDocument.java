@@ -49,6 +49,11 @@ final class ReproductionDocument {
   }
 
   String render(List<ExperimentEvidence> experiments, MeasuredOutput evaluation, MeasuredOutput timeToAccuracy) {
+    return render(experiments, evaluation, timeToAccuracy, null);
+  }
+
+  String render(List<ExperimentEvidence> experiments, MeasuredOutput evaluation, MeasuredOutput timeToAccuracy,
+      LabTimeToAccuracySection lab) {
     StringBuilder b = new StringBuilder("# Reproduction of the published figures\n\n")
         .append("Generated from finished experiment outputs, not written by hand. Regenerate it with:\n\n```bash\n")
         .append(regenerate).append("\n```\n\n")
@@ -72,6 +77,13 @@ final class ReproductionDocument {
       if (claim == Claim.TIME_TO_ACCURACY && timeToAccuracy != null) {
         covered.add(claim);
         measuredSection(b, claim, timeToAccuracy, TimeToAccuracySection.markdown(timeToAccuracy));
+      }
+      if (claim == Claim.LAB_TIME_TO_ACCURACY && lab != null) {
+        covered.add(claim);
+        measuredSection(b, claim, lab.output(), lab.markdown(), lab.launcher());
+        for (Path chart : lab.charts()) {
+          b.append(image("lab-time-to-accuracy", chart)).append("\n\n");
+        }
       }
     }
     for (ExperimentEvidence e : experiments) {
@@ -199,11 +211,16 @@ final class ReproductionDocument {
   }
 
   private void measuredSection(StringBuilder b, Claim claim, MeasuredOutput output, String table) {
+    measuredSection(b, claim, output, table, "submit/run-local.sh ");
+  }
+
+  /** @param launcher what ran the recorded command: run-local.sh, or the network lab's netlab.sh */
+  private void measuredSection(StringBuilder b, Claim claim, MeasuredOutput output, String table, String launcher) {
     b.append("## ").append(claim.title()).append("\n\n**Paper.** ").append(claim.paper()).append("\n\n")
         .append("**Ours.** `").append(DocumentPaths.shown(output.directory())).append("`\n\n").append(table)
         .append("**Command** (as recorded in environment.json):\n\n```bash\n");
     for (var entry : output.environment()) {
-      b.append("submit/run-local.sh ").append(DocumentPaths.commandLine(entry.path("command").asText())).append('\n');
+      b.append(launcher).append(DocumentPaths.commandLine(entry.path("command").asText())).append('\n');
     }
     b.append("```\n\n**Machine and load:**\n\n").append(MachineLines.markdown(output.environment())).append('\n');
     if (output.picture() != null) {
@@ -220,6 +237,9 @@ final class ReproductionDocument {
       }
       if (claim == Claim.COMPRESSOR_EVALUATION) {
         rows.add("| " + claim.title() + " | `" + Claim.EVALUATION_COMMAND + "`, then `--evaluation DIR` | – |");
+      } else if (claim == Claim.LAB_TIME_TO_ACCURACY) {
+        rows.add("| " + claim.title() + " | `" + Claim.LAB_TIME_TO_ACCURACY_COMMAND + "`, then "
+            + "`--lab-time-to-accuracy DIR` | about 30 min |");
       } else if (claim == Claim.TIME_TO_ACCURACY) {
         rows.add("| " + claim.title() + " | `" + Claim.TIME_TO_ACCURACY_COMMAND + "`, then `--time-to-accuracy DIR` "
             + "| – |");

@@ -31,7 +31,7 @@ final class TimeToAccuracySection {
   private TimeToAccuracySection() {}
 
   /** One system's figure for a goal: to the target, or (never reached) a lower bound from its totals. */
-  private record Figure(String system, double value, boolean lowerBound) {}
+  record Figure(String system, double value, boolean lowerBound) {}
 
   static String markdown(MeasuredOutput output) {
     CsvTable t = output.table();
@@ -87,7 +87,7 @@ final class TimeToAccuracySection {
   }
 
   /** A master's figure to the target, or, if it never reached it, its total as a lower bound. */
-  private static Figure figure(CsvTable t, Map<String, String> row, String reached, String total) {
+  static Figure figure(CsvTable t, Map<String, String> row, String reached, String total) {
     double v = t.number(row, reached);
     return Double.isNaN(v) ? new Figure(row.get("system"), t.number(row, total), true)
         : new Figure(row.get("system"), v, false);
@@ -104,7 +104,7 @@ final class TimeToAccuracySection {
     return best;
   }
 
-  private static void goal(StringBuilder b, String name, Figure ours, List<Figure> references, String unit,
+  static void goal(StringBuilder b, String name, Figure ours, List<Figure> references, String unit,
       DoublePredicate met) {
     String oursText = ours == null ? "target not reached" : text(ours.value(), unit) + " (" + ours.system() + ")";
     List<Figure> known = references.stream().filter(f -> !Double.isNaN(f.value())).toList();

@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * recomputed from the traces, ParameterAveragingTrainingMaster's bytes from its averagings, bitopk's from its
  * metrics, empty cells for a target not reached; bad flags are one line and exit code 2.
  */
-class TimeToAccuracyCommandTest {
+public class TimeToAccuracyCommandTest {
   @RegisterExtension
   static final LocalSpark SPARK = new LocalSpark(TimeToAccuracyCommand::withNd4jKryo);
 
@@ -62,7 +62,8 @@ class TimeToAccuracyCommandTest {
     stdout = o + e.toString();
   }
 
-  private static List<Map<String, String>> table(Path file) throws IOException {
+  /** A CSV file with a header line (RFC 4180 cells): header name to cell, one map a row. */
+  public static List<Map<String, String>> table(Path file) throws IOException {
     List<String> lines = Files.readAllLines(file);
     List<String> header = split(lines.get(0));
     List<Map<String, String>> rows = new ArrayList<>();
@@ -278,6 +279,78 @@ class TimeToAccuracyCommandTest {
     }
   }
 
+  /**
+   * The learning-rate grid: each system's chosen rate is the one with the fewest rounds to the target, recomputed
+   * here from the grid's trace files; a point that reached the target stopped there; dense FP16 moves half of
+   * dense FP32's bytes per round and the SIDCo and DGC uplinks (ρ = 0.01) a small share of them. A timed run with
+   * --lr-choice trains each system at its chosen rate and says so in its details.
+   */
+  @Test
+  void theGridChoosesTheRateWithTheFewestRoundsToTheTargetAndTheTimedRunUsesIt() throws IOException {
+    Path grid = tmp.resolve("grid");
+    List<String> systems = List.of("bitopk-dense", "bitopk-dense-fp16", "bitopk-sidco", "bitopk-dgc");
+    List<String> rates = List.of("0.01", "0.2");
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", grid.toString(),
+        "--dataset", "synthetic:n=640,test=200,noise=3", "--systems", String.join(",", systems),
+        "--lr-grid", String.join(",", rates), "--grid-rounds", "24", "--workers", "" + WORKERS, "--batch-size", "16",
+        "--eval-every", "" + EVAL_EVERY, "--epochs", "2", "--target", "" + TARGET},
+        SPARK.context(), new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+    assertEquals(0, code, e.toString());
+    JsonNode choice = new ObjectMapper().readTree(grid.resolve("lr-choice.json").toFile());
+    Map<String, Double> bytesPerRound = new HashMap<>();
+    int decided = 0;
+    for (String system : systems) {
+      String best = null;
+      long bestRounds = Long.MAX_VALUE;
+      for (String lr : rates) {
+        List<Map<String, String>> trace = table(grid.resolve("lr-grid/trace-" + system + "-lr-" + lr + ".csv"));
+        Map<String, String> last = trace.get(trace.size() - 1);
+        long reached = trace.stream().filter(p -> Double.parseDouble(p.get("accuracy")) >= TARGET)
+            .mapToLong(p -> Long.parseLong(p.get("rounds"))).findFirst().orElse(-1);
+        long rounds = Long.parseLong(last.get("rounds"));
+        assertTrue(rounds <= 24, system + " at " + lr + " ran " + rounds + " rounds, past --grid-rounds 24");
+        if (reached >= 0) {
+          assertEquals(reached, rounds, system + " at " + lr + " went on past the target");
+          if (reached < bestRounds) {
+            best = lr;
+            bestRounds = reached;
+          }
+        }
+        if (lr.equals("0.01")) {
+          bytesPerRound.put(system, Double.parseDouble(last.get("bytes")) / rounds);
+        }
+      }
+      if (best != null) {
+        decided++;
+        assertEquals(Double.parseDouble(best), choice.path("systems").path(system).path("lr").asDouble(),
+            system + ": " + choice);
+      }
+    }
+    assertTrue(decided >= 2, "fewer than two systems reached the target at any rate: " + choice);
+    double ratio = bytesPerRound.get("bitopk-dense-fp16") / bytesPerRound.get("bitopk-dense");
+    assertTrue(ratio > 0.49 && ratio < 0.52, "dense fp16 moved " + ratio + " of dense fp32's bytes per round");
+    for (String sparse : List.of("bitopk-sidco", "bitopk-dgc")) {
+      assertTrue(bytesPerRound.get(sparse) < 0.1 * bytesPerRound.get("bitopk-dense"),
+          sparse + " moved " + bytesPerRound.get(sparse) + " bytes per round, dense " + bytesPerRound);
+    }
+
+    Path timed = tmp.resolve("timed-with-choice");
+    code = Main.execute(new String[] {"time-to-accuracy", "--out", timed.toString(),
+        "--dataset", "synthetic:n=640,test=200,noise=3", "--systems", "bitopk-dgc",
+        "--lr-choice", grid.resolve("lr-choice.json").toString(), "--warm-up-seconds", "0", "--workers", "" + WORKERS,
+        "--batch-size", "16", "--eval-every", "5", "--max-seconds", "1e-9"},
+        SPARK.context(), new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+    assertEquals(0, code, e.toString());
+    double chosen = choice.path("systems").path("bitopk-dgc").path("lr").asDouble();
+    JsonNode config = new ObjectMapper().readTree(timed.resolve("bitopk-dgc/config.json").toFile());
+    assertEquals(chosen, config.get("lr").asDouble(), config.toString());
+    Map<String, String> row = table(timed.resolve("time-to-accuracy.csv")).get(0);
+    assertTrue(row.get("details").startsWith("lr " + ComparisonTable.number(chosen) + " chosen by rounds to"),
+        row.toString());
+    assertTrue(Files.exists(timed.resolve("lr-choice.json")));
+  }
+
   @Test
   void singleJvmMovesNoBytes() throws IOException {
     assertEquals("0", row("single-jvm").get("bytes_total"));
@@ -298,7 +371,9 @@ class TimeToAccuracyCommandTest {
       "--max-seconds=-1", "--workers=x", "--warm-up-seconds=-1", "--systems=bitopk-dense-rho-0.1",
       "--systems=bitopk-bidirectional-rho-1.5", "--systems=bitopk-unidirectional-rho-x",
       "--systems=bitopk-bidirectional-rho-0.1,bitopk-bidirectional-rho-0.10",
-      "--systems=bitopk-bidirectional-values-fp8", "--systems=bitopk-dense-values-fp16"})
+      "--systems=bitopk-bidirectional-values-fp8", "--systems=bitopk-dense-values-fp16",
+      "--systems=bitopk-dense-fp16-rho-0.1", "--lr-grid=0", "--grid-rounds=0", "--rates=100mbit", "--rates=fast",
+      "--lr-choice=/nonexistent/lr-choice.json"})
   void badFlagsAreOneLineAndExitCode2(String flag) {
     StringWriter o = new StringWriter();
     StringWriter e = new StringWriter();

@@ -63,7 +63,7 @@ class WarmedUpSystemTest {
 
   private ComparedSystem.Context context() {
     return new ComparedSystem.Context(null, SETTINGS, null, new Path(tmp.toUri()),
-        new PrintWriter(new StringWriter()));
+        new PrintWriter(new StringWriter()), "recording");
   }
 
   private static FileSystem local() throws IOException {

@@ -89,7 +89,7 @@ class NetworkLabTest {
   }
 
   /** Namespaces, links in this namespace and processes whose names or command lines carry the prefix. */
-  private static List<String> leftovers(String prefix) throws IOException, InterruptedException {
+  static List<String> leftovers(String prefix) throws IOException, InterruptedException {
     List<String> found = new ArrayList<>();
     for (String line : run("ip", "netns", "list")) {
       if (line.startsWith(prefix)) {

@@ -1,0 +1,243 @@
+package org.bitopk.lab.reproduction;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.bitopk.job.BadInputException;
+
+/**
+ * Time to accuracy on the network lab's shaped links: the output of {@code time-to-accuracy --rates} run under
+ * {@code submit/netlab.sh}, whose rows are {@code SYSTEM@RATE}. Per rate a table (seconds and MiB to the target,
+ * final accuracy, the learning rate chosen from the grid); then, per system, its time unshaped (the shared CPU
+ * and Spark: the same hosts with nothing capping the links) beside what each shaped rate added (the links' cost);
+ * the three targets at 100 Mbit/s, judged like the DL4J goals ({@link TimeToAccuracySection}: a reference that
+ * did not reach the target gives a lower bound, against which a target can hold but never fail); one chart per
+ * rate.
+ */
+final class LabTimeToAccuracySection {
+  static final String LINKS = "links.csv";
+  static final List<String> LINK_COLUMNS = List.of("rate", "probe_mbit_per_second", "executors", "task_slots",
+      "lab");
+  /** The rate of the targets (BytePS's 6× was measured at the same cap). */
+  static final String TARGET_RATE = "100mbit";
+  private static final String UNSHAPED = "none";
+  private static final String FAILED = "FAILED";
+
+  private final MeasuredOutput output;
+  private final CsvTable links;
+  private final List<Path> charts;
+
+  private LabTimeToAccuracySection(MeasuredOutput output, CsvTable links, List<Path> charts) {
+    this.output = output;
+    this.links = links;
+    this.charts = List.copyOf(charts);
+  }
+
+  /** A section of outputs already read (tests). */
+  static LabTimeToAccuracySection of(MeasuredOutput output, CsvTable links, List<Path> charts) {
+    return new LabTimeToAccuracySection(output, links.requireHeader(LINK_COLUMNS), charts);
+  }
+
+  /**
+   * Reads the output directory; it must hold links.csv and one chart per rate besides what any time-to-accuracy
+   * output holds.
+   *
+   * @throws BadInputException one line naming {@code flag} and the file
+   */
+  static LabTimeToAccuracySection read(String flag, String directory, Configuration conf) {
+    MeasuredOutput output = MeasuredOutput.read(flag, directory, TimeToAccuracySection.CSV,
+        TimeToAccuracySection.COLUMNS, null, conf);
+    Path dir = new Path(directory);
+    try {
+      FileSystem fs = dir.getFileSystem(conf);
+      Path file = new Path(dir, LINKS);
+      if (!fs.exists(file)) {
+        throw new BadInputException(flag + ": " + file + " is missing (written by time-to-accuracy --rates on the "
+            + "network lab)");
+      }
+      String text;
+      try (InputStream in = fs.open(file)) {
+        text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      CsvTable links;
+      try {
+        links = CsvTable.parse(file.toString(), text).requireHeader(LINK_COLUMNS);
+      } catch (BadInputException e) {
+        throw new BadInputException(flag + ": " + e.getMessage(), e);
+      }
+      List<Path> charts = new ArrayList<>();
+      for (Map<String, String> row : links.rows()) {
+        Path chart = new Path(dir, "time-to-accuracy@" + row.get("rate") + ".png");
+        if (!fs.exists(chart)) {
+          throw new BadInputException(flag + ": " + chart + " is missing");
+        }
+        charts.add(chart);
+      }
+      return new LabTimeToAccuracySection(output, links, charts);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + directory + ": " + e.getMessage(), e);
+    }
+  }
+
+  MeasuredOutput output() {
+    return output;
+  }
+
+  /** The lab's command line up to the job's, as links.csv records it. */
+  String launcher() {
+    return "sudo " + links.rows().get(0).get("lab") + " -- ";
+  }
+
+  /** One chart per rate: accuracy against training seconds and against bytes. */
+  List<Path> charts() {
+    return charts;
+  }
+
+  String markdown() {
+    CsvTable t = output.table();
+    // rate -> system -> row, in the order measured
+    Map<String, Map<String, Map<String, String>>> byRate = new LinkedHashMap<>();
+    for (Map<String, String> link : links.rows()) {
+      byRate.put(link.get("rate"), new LinkedHashMap<>());
+    }
+    for (Map<String, String> row : t.rows()) {
+      String name = row.get("system");
+      int at = name.lastIndexOf('@');
+      if (at > 0 && byRate.containsKey(name.substring(at + 1))) {
+        byRate.get(name.substring(at + 1)).put(name.substring(0, at), row);
+      }
+    }
+    StringBuilder b = new StringBuilder();
+    Map<String, String> first = links.rows().get(0);
+    b.append(String.format(Locale.ROOT, "The lab: %s; %s executors with %s task slots in all (one executor per "
+        + "worker host), the driver on a host of its own; every link shaped to the rate in both directions. Target "
+        + "%s %% test accuracy. Seconds are training clock (evaluations and start-up excluded).%n%n",
+        first.get("lab"), first.get("executors"), first.get("task_slots"),
+        Numbers.fixed(100 * t.number(t.rows().get(0), "target_accuracy"), 1)));
+    for (Map<String, String> link : links.rows()) {
+      String rate = link.get("rate");
+      b.append("**Links ").append(rate).append("** (a timed transfer between two hosts: ")
+          .append(Numbers.fixed(Double.parseDouble(link.get("probe_mbit_per_second")), 1)).append(" Mbit/s)\n\n")
+          .append("| system | lr | seconds to target | MiB to target | final accuracy (%) | wall s | MiB total |\n")
+          .append("|---|---|---|---|---|---|---|\n");
+      for (Map.Entry<String, Map<String, String>> e : byRate.get(rate).entrySet()) {
+        Map<String, String> row = e.getValue();
+        b.append("| ").append(e.getKey()).append(" | ").append(learningRate(row.get("details"))).append(" | ")
+            .append(toTarget(t, row, "seconds_to_target", Numbers.fixed(t.number(row, "seconds_to_target"), 1)))
+            .append(" | ").append(toTarget(t, row, "bytes_to_target", Numbers.mib(t.number(row, "bytes_to_target"))))
+            .append(" | ").append(Numbers.percent(t.number(row, "final_accuracy"))).append(" | ")
+            .append(Numbers.fixed(t.number(row, "wall_seconds"), 1)).append(" | ")
+            .append(Numbers.mib(t.number(row, "bytes_total"))).append(" |\n");
+      }
+      b.append('\n');
+    }
+    costs(b, t, byRate);
+    targets(b, t, byRate.getOrDefault(TARGET_RATE, Map.of()));
+    b.append("Each row's details (the learning-rate grid's outcome, bitopk's settings, DL4J's) are in `")
+        .append(TimeToAccuracySection.CSV).append("`.\n\n");
+    return b.toString();
+  }
+
+  /** Per system: seconds to the target unshaped (CPU and Spark), and what each shaped rate added (the links). */
+  private static void costs(StringBuilder b, CsvTable t, Map<String, Map<String, Map<String, String>>> byRate) {
+    Map<String, Map<String, String>> unshaped = byRate.get(UNSHAPED);
+    if (unshaped == null) {
+      return;
+    }
+    List<String> shaped = byRate.keySet().stream().filter(r -> !r.equals(UNSHAPED)).toList();
+    b.append("**What the links cost.** Seconds to the target on the same hosts unshaped (the shared CPU, Spark and "
+        + "the job: no link caps anything), and per shaped rate the seconds it added to that:\n\n| system | "
+        + "unshaped s |");
+    for (String r : shaped) {
+      b.append(' ').append(r).append(" s | links' share at ").append(r).append(" |");
+    }
+    b.append("\n|---|---|").append("---|---|".repeat(shaped.size())).append('\n');
+    for (Map.Entry<String, Map<String, String>> e : unshaped.entrySet()) {
+      double base = t.number(e.getValue(), "seconds_to_target");
+      b.append("| ").append(e.getKey()).append(" | ").append(seconds(t, e.getValue())).append(" |");
+      for (String r : shaped) {
+        Map<String, String> row = byRate.get(r).get(e.getKey());
+        double s = row == null ? Double.NaN : t.number(row, "seconds_to_target");
+        b.append(' ').append(row == null ? Numbers.NONE : seconds(t, row)).append(" | ")
+            .append(Double.isNaN(s) || Double.isNaN(base) ? Numbers.NONE
+                : Numbers.signed(s - base, 1) + " s (" + Numbers.fixed(100 * (s - base) / s, 0) + " %)")
+            .append(" |");
+      }
+      b.append('\n');
+    }
+    b.append("\n“not within N s”: the system did not reach the target in its budget.\n\n");
+  }
+
+  private static void targets(StringBuilder b, CsvTable t, Map<String, Map<String, String>> rows) {
+    b.append("**Targets at ").append(TARGET_RATE).append(".**\n\n| target | ours | reference | ratio | met |\n"
+        + "|---|---|---|---|---|\n");
+    Map<String, String> bidirectional = rows.get("bitopk-bidirectional");
+    TimeToAccuracySection.Figure ours = bidirectional == null || failed(bidirectional) ? null
+        : new TimeToAccuracySection.Figure(bidirectional.get("system"), t.number(bidirectional, "seconds_to_target"),
+            false);
+    if (ours != null && Double.isNaN(ours.value())) {
+      ours = null;
+    }
+    List<TimeToAccuracySection.Figure> dense = new ArrayList<>();
+    List<TimeToAccuracySection.Figure> unidirectional = new ArrayList<>();
+    List<TimeToAccuracySection.Figure> masters = new ArrayList<>();
+    for (Map.Entry<String, Map<String, String>> e : rows.entrySet()) {
+      Map<String, String> row = e.getValue();
+      if (failed(row)) {
+        continue;
+      }
+      TimeToAccuracySection.Figure f = TimeToAccuracySection.figure(t, row, "seconds_to_target", "wall_seconds");
+      if (e.getKey().equals("bitopk-dense")) {
+        dense.add(f);
+      } else if (e.getKey().equals("bitopk-unidirectional")) {
+        unidirectional.add(f);
+      } else if (!e.getKey().startsWith("bitopk") && !e.getKey().contains("single")) {
+        masters.add(f);
+      }
+    }
+    TimeToAccuracySection.goal(b, "bidirectional ≤ 1/6 of bitopk dense's time", ours, dense, "s",
+        r -> r <= 1.0 / 6);
+    TimeToAccuracySection.goal(b, "bidirectional ≤ 0.1× the best DL4J master's time", ours, masters, "s",
+        r -> r <= 0.1);
+    TimeToAccuracySection.goal(b, "bidirectional ≥ 1.3× faster than unidirectional (ratio ≤ 1/1.3 = 0.769)", ours,
+        unidirectional, "s", r -> r <= 1 / 1.3);
+    b.append('\n');
+  }
+
+  private static boolean failed(Map<String, String> row) {
+    return row.get("details").startsWith(FAILED);
+  }
+
+  private static String seconds(CsvTable t, Map<String, String> row) {
+    return toTarget(t, row, "seconds_to_target", Numbers.fixed(t.number(row, "seconds_to_target"), 1));
+  }
+
+  /** The figure to the target, or why there is none: failed, or not within the system's training seconds. */
+  private static String toTarget(CsvTable t, Map<String, String> row, String column, String figure) {
+    if (!Double.isNaN(t.number(row, column))) {
+      return figure;
+    }
+    if (failed(row)) {
+      return "failed";
+    }
+    if (column.startsWith("bytes") && !Double.isNaN(t.number(row, "seconds_to_target"))) {
+      return "not counted";
+    }
+    return "not within " + Numbers.fixed(t.number(row, "wall_seconds"), 0) + " s";
+  }
+
+  /** The learning rate a row's details name ("lr 0.1 chosen ..." or "SGD lr 0.1"), else "–". */
+  static String learningRate(String details) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\blr ([0-9.eE+-]+)").matcher(details);
+    return m.find() ? m.group(1) : Numbers.NONE;
+  }
+}

@@ -1,0 +1,115 @@
+package org.bitopk.lab.network;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.bitopk.job.SparkJvmOpens;
+import org.bitopk.lab.baseline.TimeToAccuracyCommandTest;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Time to accuracy on the network lab in miniature: {@code submit/netlab.sh} with 2 worker hosts runs {@code
+ * time-to-accuracy --rates 20mbit,none} for bitopk dense and bidirectional, a few rounds each, at the learning
+ * rates of an {@code lr-choice.json}. One row per system and rate in the order run; the lab's timed transfer
+ * finds each rate (20 Mbit/s within 15 %, unshaped faster); at 20 Mbit/s a dense round takes at least the time
+ * the driver's link needs for the workers' messages (the job's own up bytes per round at the rate), and longer than
+ * unshaped; each row says its link and learning rate; one chart per rate; nothing of the lab is left.
+ */
+class LabTimeToAccuracyTest {
+  private static final Path ROOT = SparkJvmOpens.projectRoot();
+  private static final int WORKERS = 2;
+  private static final double SHAPED_MBIT = 20;
+
+  @TempDir
+  Path tmp;
+
+  @Test
+  void eachSystemRunsAtEachRateAndTheSlowLinkCostsTheDenseRoundsTheirBytes() throws Exception {
+    String missing = NetworkLabTest.missingPrivileges();
+    Assumptions.assumeTrue(missing.isEmpty(), missing);
+
+    Path choice = tmp.resolve("lr-choice.json");
+    Files.writeString(choice, "{\"target\":0.85,\"maxRounds\":100,\"systems\":{"
+        + "\"bitopk-dense\":{\"lr\":0.1,\"grid\":[{\"lr\":0.1,\"roundsToTarget\":-1,\"rounds\":100,\"finalAccuracy\":0.8}]},"
+        + "\"bitopk-bidirectional\":{\"lr\":0.2,\"grid\":[{\"lr\":0.2,\"roundsToTarget\":90,\"rounds\":90,"
+        + "\"finalAccuracy\":0.86}]}}}");
+    Path lab = tmp.resolve("lab");
+    Path out = lab.resolve("tta");
+    Path log = tmp.resolve("netlab.log");
+    ProcessBuilder builder = new ProcessBuilder(ROOT.resolve("submit/netlab.sh").toString(), "--hosts", "2",
+        "--time-limit", "400", "--lab-dir", lab.toString(), "--",
+        "time-to-accuracy", "--rates", "20mbit,none", "--systems", "bitopk-dense,bitopk-bidirectional",
+        "--lr-choice", choice.toString(), "--workers", "" + WORKERS, "--batch-size", "32", "--eval-every", "3",
+        "--max-seconds", "2", "--warm-up-seconds", "0", "--epochs", "1", "--out", out.toString())
+        .redirectErrorStream(true).redirectOutput(log.toFile());
+    builder.environment().put("BITOPK_CLASSPATH", System.getProperty("java.class.path"));
+    Process netlab = builder.start();
+    String prefix = "bk" + netlab.pid() + "-";
+    if (!netlab.waitFor(420, TimeUnit.SECONDS)) {
+      netlab.destroy();
+      netlab.waitFor(60, TimeUnit.SECONDS);
+      throw new AssertionError("netlab.sh still running after 420 s; log:\n" + Files.readString(log));
+    }
+    String output = Files.readString(log);
+    System.out.println(output);
+    assertEquals(0, netlab.exitValue(), output);
+
+    List<Map<String, String>> rows = TimeToAccuracyCommandTest.table(out.resolve("time-to-accuracy.csv"));
+    assertEquals(List.of("bitopk-dense@20mbit", "bitopk-bidirectional@20mbit", "bitopk-dense@none",
+        "bitopk-bidirectional@none"), rows.stream().map(r -> r.get("system")).toList(), output);
+    for (Map<String, String> row : rows) {
+      String rate = row.get("system").substring(row.get("system").indexOf('@') + 1);
+      String lr = row.get("system").startsWith("bitopk-dense") ? "0.1" : "0.2";
+      assertTrue(row.get("details").startsWith("links " + rate + " (a timed transfer: ")
+          && row.get("details").contains("lr " + lr + " chosen by rounds to 85.0 %"), row.toString());
+      assertTrue(Files.exists(out.resolve("time-to-accuracy@" + rate + ".png")), rate);
+    }
+
+    List<Map<String, String>> links = TimeToAccuracyCommandTest.table(out.resolve("links.csv"));
+    assertEquals(List.of("20mbit", "none"), links.stream().map(r -> r.get("rate")).toList());
+    double shaped = Double.parseDouble(links.get(0).get("probe_mbit_per_second"));
+    double unshaped = Double.parseDouble(links.get(1).get("probe_mbit_per_second"));
+    assertTrue(Math.abs(shaped - SHAPED_MBIT) <= 0.15 * SHAPED_MBIT, "timed transfer at " + shaped + " Mbit/s");
+    assertTrue(unshaped > 5 * SHAPED_MBIT, "unshaped transfer at " + unshaped + " Mbit/s");
+    assertEquals("2", links.get(0).get("executors"));
+
+    double slow = secondsPerRound(out, "bitopk-dense@20mbit");
+    double fast = secondsPerRound(out, "bitopk-dense@none");
+    double floor = upBytesPerRound(out.resolve("bitopk-dense@20mbit")) * 8 / (SHAPED_MBIT * 1e6);
+    assertTrue(slow >= 0.9 * floor, "a dense round at 20 Mbit/s took " + slow + " s, less than the " + floor
+        + " s the driver's link needs for the workers' messages");
+    assertTrue(slow > 2 * fast, "a dense round took " + slow + " s at 20 Mbit/s and " + fast + " s unshaped");
+
+    assertEquals(List.of(), NetworkLabTest.leftovers(prefix), "left behind by " + prefix + "*");
+  }
+
+  private static double secondsPerRound(Path out, String system) throws IOException {
+    List<Map<String, String>> trace = TimeToAccuracyCommandTest.table(out.resolve("trace-" + system + ".csv"));
+    Map<String, String> last = trace.get(trace.size() - 1);
+    long rounds = Long.parseLong(last.get("rounds"));
+    assertTrue(rounds >= 1, system + " ran no round");
+    return Double.parseDouble(last.get("seconds")) / rounds;
+  }
+
+  /** The mean of the job's up_bytes per round: every worker's message crosses the driver's link. */
+  private static double upBytesPerRound(Path run) throws IOException {
+    ObjectMapper json = new ObjectMapper();
+    List<String> lines = Files.readAllLines(run.resolve("metrics/iterations.jsonl"));
+    double sum = 0;
+    for (String line : lines) {
+      JsonNode n = json.readTree(line);
+      sum += n.get("up_bytes").asDouble();
+    }
+    return sum / lines.size();
+  }
+}

@@ -1,0 +1,68 @@
+package org.bitopk.lab.reproduction;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lab's section against a hand-worked table: per system the links' share is its time at a rate less its time
+ * unshaped; the targets at 100 Mbit/s with ratios worked out here (a reference that did not reach the target is a
+ * lower bound, a failed system no reference); a system that did not reach the target is "not within" its seconds.
+ */
+class LabTimeToAccuracySectionTest {
+  private static final String LINKS = String.join(",", LabTimeToAccuracySection.LINK_COLUMNS) + "\n"
+      + "100mbit,94.1,4,8,submit/netlab.sh --hosts 4 --cores 2\n"
+      + "none,9000,4,8,submit/netlab.sh --hosts 4 --cores 2\n";
+
+  private static String table(String bidirectional, String dense, String unidirectional) {
+    return TimeToAccuracySectionTest.HEADER + "\n"
+        + "bitopk-bidirectional@100mbit,lr 0.2 chosen by rounds,0.85," + bidirectional + ",1000,0.86,0.86,10,50,2000\n"
+        + "bitopk-dense@100mbit,lr 0.1 chosen by rounds,0.85," + dense + ",9000,0.86,0.86,10,150,90000\n"
+        + "bitopk-unidirectional@100mbit,lr 0.1 chosen by rounds,0.85," + unidirectional
+        + ",3000,0.86,0.86,10,40,6000\n"
+        + "patm-20@100mbit,lr 0.05 chosen by rounds,0.85,,,0.83,0.80,10,150,99999999\n"
+        + "shared@100mbit,FAILED: fit did not return,0.85,,,,,10,0,\n"
+        + "bitopk-bidirectional@none,lr 0.2 chosen by rounds,0.85,12,1000,0.86,0.86,10,30,2000\n"
+        + "bitopk-dense@none,lr 0.1 chosen by rounds,0.85,40,9000,0.86,0.86,10,60,90000\n";
+  }
+
+  private static String markdown(String csv) {
+    MeasuredOutput output = MeasuredOutput.of("dir", CsvTable.parse("time-to-accuracy.csv", csv)
+        .requireHeader(TimeToAccuracySection.COLUMNS), List.of(), null);
+    return LabTimeToAccuracySection.of(output, CsvTable.parse("links.csv", LINKS), List.of()).markdown();
+  }
+
+  @Test
+  void targetsAtTheCapAreJudgedWithTheirRatios() {
+    String md = markdown(table("20", "130", "30"));
+    assertEquals(String.format(Locale.ROOT, "| bidirectional ≤ 1/6 of bitopk dense's time | 20.0 s "
+        + "(bitopk-bidirectional@100mbit) | 130.0 s (bitopk-dense@100mbit) | %.3f× | yes |", 20 / 130.0),
+        TimeToAccuracySectionTest.row(md, "| bidirectional ≤ 1/6"));
+    // patm-20 never reached 85 %: its 150 s are a bound, 20 / 150 = 0.133 > 0.1 is not decided by it
+    assertEquals(String.format(Locale.ROOT, "| bidirectional ≤ 0.1× the best DL4J master's time | 20.0 s "
+        + "(bitopk-bidirectional@100mbit) | > 150.0 s (patm-20@100mbit, did not reach the target) | < %.3f× | not "
+        + "determined (patm-20@100mbit did not reach the target) |", 20 / 150.0), TimeToAccuracySectionTest.row(md, "| bidirectional ≤ 0.1×"));
+    assertEquals("yes", TimeToAccuracySectionTest.verdict(md, "| bidirectional ≥ 1.3×"), md);
+    assertEquals("no", TimeToAccuracySectionTest.verdict(markdown(table("20", "100", "25")),
+        "| bidirectional ≥ 1.3×"));   // 25 / 20 = 1.25
+    assertEquals("no", TimeToAccuracySectionTest.verdict(markdown(table("20", "100", "30")),
+        "| bidirectional ≤ 1/6"));    // 20 / 100 = 0.2
+    // dense never reached it within 150 s: 20 / 150 = 0.133 ≤ 1/6 holds against the bound
+    assertEquals("yes", TimeToAccuracySectionTest.verdict(markdown(table("20", "", "30")), "| bidirectional ≤ 1/6"));
+    assertEquals("no", TimeToAccuracySectionTest.verdict(markdown(table("", "130", "30")), "| bidirectional ≤ 1/6"));
+  }
+
+  @Test
+  void theLinksShareIsTheTimeAtTheRateLessTheTimeUnshaped() {
+    String md = markdown(table("20", "", "30"));
+    assertEquals("| bitopk-bidirectional | 12.0 | 20.0 | +8.0 s (40 %) |",
+        TimeToAccuracySectionTest.row(md, "| bitopk-bidirectional | 12.0"));
+    assertEquals("| bitopk-dense | 40.0 | not within 150 s | – |", TimeToAccuracySectionTest.row(md, "| bitopk-dense | 40.0"));
+    assertTrue(md.contains("| shared | – | failed | failed |"), md);
+    assertTrue(md.contains("**Links 100mbit** (a timed transfer between two hosts: 94.1 Mbit/s)"), md);
+    assertTrue(md.contains("| bitopk-bidirectional | 0.2 | 20.0 |"), md);
+  }
+}
