@@ -100,14 +100,29 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
       // From here on the run writes: a signal is carried out by this thread, between writes.
       AtomicReference<JavaSparkContext> running = new AtomicReference<>();
       Interruption.deferToMainThread(() -> Optional.ofNullable(running.get()).ifPresent(JavaSparkContext::cancelAllJobs));
-      lease = prepared.claim(warnings);
+      if (!prepared.dataRead()) {
+        // A table is read by the executors: Spark starts first, and the output directory is claimed only once
+        // the table passed its checks, so a table that cannot be used leaves it untouched (not even logs/).
+        sc = provided != null ? provided : startSpark(sparkConf);
+        running.set(sc);
+        Interruption.stopIfRequested();
+        prepared = prepared.withData(sc);
+      }
+      try {
+        lease = prepared.claim(warnings);
+      } catch (RuntimeException e) {
+        prepared.discardData();
+        throw e;
+      }
       Interruption.stopIfRequested();
       if (log.isPresent()) {
         copyLogTo = startLogFile(log.get(), prepared, hadoop);
         logShown = Optional.of(copyLogTo != null ? copyLogTo.toString() : log.get().location().orElse(""));
       }
-      sc = provided != null ? provided : startSpark(sparkConf);
-      running.set(sc);
+      if (sc == null) {
+        sc = provided != null ? provided : startSpark(sparkConf);
+        running.set(sc);
+      }
       Interruption.stopIfRequested();
       PrintStream console = log.map(DriverLog::consoleErr).orElse(System.err);
       boolean progress = !cfg.quiet() && ProgressDisplay.terminalAttached();

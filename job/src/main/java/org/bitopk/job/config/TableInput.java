@@ -23,6 +23,7 @@ import org.apache.spark.sql.SparkSession;
 import org.bitopk.datasets.NormalizationSpec;
 import org.bitopk.job.table.InputNames;
 import org.bitopk.job.table.TableData;
+import org.bitopk.job.table.TableReadFailure;
 
 /**
  * Training data from a table instead of data set files: a path read with a Spark data source
@@ -169,9 +170,10 @@ public final class TableInput {
       }
       return reader.load(path);
     } catch (Exception e) {   // AnalysisException: checked in Java's eyes, yet not declared (Scala)
+      // Spark reads files (Parquet footers, CSV headers) to find the schema; its job's failure wraps the reason
       String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
       throw new IllegalArgumentException(flag + ": cannot read " + describe(format, path, table) + ": "
-          + message.lines().findFirst().orElse(message), e);
+          + TableReadFailure.explain(e).orElse(message.lines().findFirst().orElse(message)), e);
     }
   }
 

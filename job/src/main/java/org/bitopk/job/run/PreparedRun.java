@@ -246,6 +246,13 @@ public final class PreparedRun {
     }
   }
 
+  /** Releases a table read by {@link #withData} (its cache and broadcasts) when the run does not go on. */
+  public void discardData() {
+    if (table != null) {
+      table.close();
+    }
+  }
+
   /** The same run, reading its table input with {@code loader} (Spark ML's fit hands its DataFrame so). */
   public PreparedRun withTableLoader(TableLoader loader) {
     if (config.table() == null) {
@@ -256,7 +263,7 @@ public final class PreparedRun {
   }
 
   /** True once the data are read (always, but for a table input before {@link #withData}). */
-  boolean dataRead() {
+  public boolean dataRead() {
     return config.table() == null || table != null;
   }
 
@@ -265,9 +272,11 @@ public final class PreparedRun {
    * (the model fits the images, the batch fits the shards, a checkpoint fits the run); the table's cache and
    * broadcasts then belong to the returned run's problem. Other inputs: this run.
    *
+   * <p>Called before the output directory is claimed, so that a table that cannot be used leaves nothing behind.
+   *
    * @throws IllegalArgumentException in one line starting with the flag, for bad tables and settings
    */
-  PreparedRun withData(JavaSparkContext sc) {
+  public PreparedRun withData(JavaSparkContext sc) {
     if (dataRead()) {
       return this;
     }
@@ -441,7 +450,7 @@ public final class PreparedRun {
   public String interruptedStatus() {
     try {
       RunDirectoryCheck.State now = RunDirectoryCheck.inspect(fs, output);
-      if (now.kind() == RunDirectoryCheck.Kind.EMPTY) {
+      if (now.kind() == RunDirectoryCheck.Kind.EMPTY || now.kind() == RunDirectoryCheck.Kind.ABSENT) {
         return "; no round of the run was recorded, " + output + " holds nothing of it: run the same command again";
       }
       CheckpointStore store = CheckpointStore.in(fs, output, CHECKPOINTS_KEPT);

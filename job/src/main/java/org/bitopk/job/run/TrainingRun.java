@@ -98,8 +98,16 @@ public final class TrainingRun {
   private static Result execute(JavaSparkContext sc, PreparedRun prepared, boolean progress,
       List<RunListener> extraListeners) throws IOException {
     Consumer<String> warnings = w -> System.err.println("bitopk: warning: " + w);
-    try (RunLease lease = prepared.claim(warnings)) {
-      return execute(sc, prepared, lease, new Options(progress ? System.err : null, extraListeners, warnings));
+    PreparedRun read = prepared.withData(sc);   // a table that cannot be used leaves the directory untouched
+    RunLease claimed;
+    try {
+      claimed = read.claim(warnings);
+    } catch (RuntimeException e) {
+      read.discardData();
+      throw e;
+    }
+    try (RunLease lease = claimed) {
+      return execute(sc, read, lease, new Options(progress ? System.err : null, extraListeners, warnings));
     }
   }
 

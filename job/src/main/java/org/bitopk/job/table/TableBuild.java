@@ -27,6 +27,8 @@ final class TableBuild {
   private final JavaSparkContext sc;
   private final List<Broadcast<?>> broadcasts = new ArrayList<>();
   private final List<JavaRDD<?>> temporary = new ArrayList<>();
+  /** The table whose files Spark's jobs read now, for the message when they cannot. */
+  private String reading;
 
   TableBuild(TableData.Builder b) {
     this.b = b;
@@ -36,9 +38,17 @@ final class TableBuild {
   TableData run() {
     try {
       return assemble();
-    } catch (RuntimeException e) {
+    } catch (Exception e) {   // SparkException: checked in Java's eyes, yet not declared (Scala)
       broadcasts.forEach(Broadcast::destroy);
-      throw e;
+      if (e instanceof IllegalArgumentException bad) {
+        throw bad;
+      }
+      java.util.Optional<String> reason = TableReadFailure.explain(e);
+      if (reason.isPresent()) {
+        throw new IllegalArgumentException("cannot read " + (reading == null ? b.trainWhere : reading) + ": "
+            + reason.get(), e);
+      }
+      throw e instanceof RuntimeException r ? r : new IllegalStateException(e.getMessage(), e);
     } finally {
       temporary.forEach(r -> r.unpersist(false));
     }
@@ -111,6 +121,7 @@ final class TableBuild {
       testRows = testCount;
     } else {
       TableLayout testLayout = layout.resolveAgainst(b.testTable.schema(), b.testWhere, b.names);
+      reading = b.testWhere;
       JavaRDD<RawBlock> testBlocks = decode(b.testTable, testLayout, length, "decoded " + b.testWhere);
       List<RawBlock.Summary> testSummaries = testBlocks.map(new BlockFunctions.Summarize()).collect();
       long[] testOffsets = offsets(testSummaries, b.testWhere);

@@ -50,8 +50,18 @@ final class JobProcess {
 
   /** Starts the job with {@code args} in a JVM with the extra options {@code jvmOptions} (e.g. -D settings). */
   static JobProcess start(Path logs, List<String> jvmOptions, List<String> args) throws IOException {
+    return start(logs, List.of(), jvmOptions, args);
+  }
+
+  /**
+   * Starts the job's JVM through {@code launcher}, a command that runs the rest of its command line in a changed
+   * process (e.g. {@code prlimit --nofile=256 --}).
+   */
+  static JobProcess start(Path logs, List<String> launcher, List<String> jvmOptions, List<String> args)
+      throws IOException {
     Files.createDirectories(logs);
     List<String> command = new ArrayList<>(DEFAULT_SIGNALS);
+    command.addAll(launcher);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx1g");
     command.addAll(ChildJvmOptions.CHEAP_START);

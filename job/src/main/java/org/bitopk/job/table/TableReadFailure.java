@@ -1,0 +1,88 @@
+package org.bitopk.job.table;
+
+import java.io.FileNotFoundException;
+import java.nio.file.AccessDeniedException;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.fs.ChecksumException;
+
+/**
+ * Why Spark could not read a table's files, in one line. Spark reports a file it cannot read as "Job aborted due
+ * to stage failure … SparkException: Exception thrown in awaitResult:" and wraps the reason several times; the
+ * reason (a 0-byte or foreign Parquet file, a stale {@code .crc} beside a file, an unreadable file, a libsvm
+ * line with index 0) is the innermost cause, and the file is named by one of the wrappers.
+ */
+public final class TableReadFailure {
+  /** Spark's wrappers that name the file they were reading. */
+  private static final Pattern NAMED_FILE = Pattern.compile(
+      "(?:while reading file|footer for file:|reading file) (\\S+?)\\.?(?:\\s|$)");
+
+  /** A file's URI in a message, e.g. {@code file:/data/part-1.parquet}. */
+  private static final Pattern FILE_URI = Pattern.compile("\\b(?:file|hdfs|s3a|gs|abfss?|wasbs?):/\\S+");
+  /** Failures of the cluster, not of the files, even while Spark reads them. */
+  private static final Pattern CLUSTER_FAILURE = Pattern.compile("ExecutorLostFailure|OutOfMemory|cancelled|"
+      + "FetchFailed|SparkContext was shut down");
+
+  private TableReadFailure() {}
+
+  /**
+   * The reason {@code failure} (thrown by a Spark job reading a table) gives, naming the file, when the files
+   * are at fault; empty when the failure is not about the data (a lost executor, a cancelled job).
+   */
+  public static Optional<String> explain(Throwable failure) {
+    String file = null;
+    Throwable deepest = failure;
+    boolean aboutTheData = false;
+    for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+      String message = t.getMessage() == null ? "" : t.getMessage();
+      Matcher m = NAMED_FILE.matcher(message);
+      if (file == null && m.find()) {
+        file = m.group(1);
+        aboutTheData = true;
+      }
+      if (t instanceof FileNotFoundException || t instanceof AccessDeniedException || t instanceof ChecksumException
+          || t instanceof IllegalArgumentException || message.contains("FileNotFoundException")
+          || (t.getCause() == null && FILE_URI.matcher(message).find())) {
+        aboutTheData = true;   // the innermost cause names a file: a reader refused it (e.g. "is not a Parquet file")
+      }
+      deepest = t;
+    }
+    if (!aboutTheData || CLUSTER_FAILURE.matcher(String.valueOf(failure.getMessage())).find()) {
+      return Optional.empty();
+    }
+    String reason = unknownLogicalType(failure) ? "a column has a Parquet logical type that Spark "
+        + org.apache.spark.package$.MODULE$.SPARK_VERSION() + "'s Parquet reader does not know, such as float16 "
+        + "(halffloat); write it as float32" : reason(deepest, file);
+    if (file != null && !reason.contains(withoutScheme(file))) {
+      reason = withoutScheme(file) + ": " + reason;
+    }
+    return Optional.of(reason);
+  }
+
+  private static String reason(Throwable cause, String file) {
+    String message = cause.getMessage() == null ? cause.getClass().getSimpleName()
+        : cause.getMessage().strip().lines().findFirst().orElse("").replaceFirst("^requirement failed: ", "");
+    if (cause instanceof ChecksumException) {
+      String crc = file == null ? "its .crc file" : "." + file.substring(file.lastIndexOf('/') + 1) + ".crc";
+      return message + " (Hadoop's checksum file " + crc + " beside it does not match the file, which was changed "
+          + "after Hadoop wrote it: delete " + crc + ")";
+    }
+    return message;
+  }
+
+  /** parquet-mr 1.13 meets a logical type newer than itself (pyarrow writes float16 columns with one). */
+  private static boolean unknownLogicalType(Throwable failure) {
+    for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+      if (t instanceof NullPointerException && java.util.Arrays.stream(t.getStackTrace()).anyMatch(frame ->
+          frame.getMethodName().equals("getLogicalTypeAnnotation"))) {
+        return true;   // the message saying so is lost when the task's exception reaches the driver
+      }
+    }
+    return false;
+  }
+
+  private static String withoutScheme(String file) {
+    return file.replaceFirst("^file:/*", "/");
+  }
+}
