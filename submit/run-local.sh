@@ -16,8 +16,10 @@ stale() {
 }
 if stale; then
   echo "building bitopk (mvn compile)..." >&2
-  (cd "$ROOT" && mvn -B -q -pl job -am compile dependency:build-classpath \
-      -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=compile)
+  # stdout carries only the job's output: Maven's lines (and the colour resets it writes even in batch mode) go
+  # to stderr, colourless.
+  (cd "$ROOT" && mvn -B -q -Dstyle.color=never -pl job -am compile dependency:build-classpath \
+      -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=compile) >&2
 fi
 
 # Spark's --add-opens list for JDK 17 (spark-launcher JavaModuleOptions); java -cp does not read it from a jar.

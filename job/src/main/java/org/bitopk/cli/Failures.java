@@ -24,6 +24,10 @@ final class Failures {
   private Failures() {}
 
   static Outcome classify(Throwable failure) {
+    Optional<String> natives = NativeLibraries.explain(failure);
+    if (natives.isPresent()) {
+      return new Outcome(ExitCode.BAD_INPUT, natives.get(), true);
+    }
     if (isBadInput(failure)) {
       return new Outcome(ExitCode.BAD_INPUT, firstLine(failure), true);
     }

@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bitopk.job.ExitCode;
+import org.bitopk.job.run.StopRequests;
 import sun.misc.Signal;
 
 /**
@@ -23,6 +24,29 @@ public final class Interruption {
   /** Hurries the main thread to its next safe point (cancels Spark's running jobs). */
   private static volatile Runnable hurry = () -> { };
   private static volatile PrintStream console;
+
+  /** These requests, for the commands below the command line (grids), which cannot see this class. */
+  public static final StopRequests REQUESTS = new StopRequests() {
+    @Override
+    public void deferTo(Runnable onRequest) {
+      deferToMainThread(onRequest);
+    }
+
+    @Override
+    public void stopIfRequested() {
+      Interruption.stopIfRequested();
+    }
+
+    @Override
+    public boolean requested() {
+      return Interruption.requested();
+    }
+
+    @Override
+    public int report(PrintWriter err, String where, boolean finished) {
+      return Interruption.report(err, where, finished);
+    }
+  };
 
   private Interruption() {}
 

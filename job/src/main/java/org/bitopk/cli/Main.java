@@ -3,6 +3,7 @@ package org.bitopk.cli;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -29,6 +30,11 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    Optional<String> limits = MachineLimits.problem();
+    if (limits.isPresent()) {
+      System.err.println("bitopk: " + limits.get());
+      System.exit(ExitCode.BAD_INPUT);
+    }
     System.setProperty("java.awt.headless", "true"); // report charts render off-screen
     boolean verbose = Arrays.asList(args).contains("--verbose");
     PrintStream out = System.out;
@@ -39,7 +45,13 @@ public final class Main {
       err = log.consoleErr();
     }
     Interruption.install(err);
-    int code = execute(args, null, new PrintWriter(out, true), new PrintWriter(err, true));
+    int code;
+    try {
+      code = execute(args, null, new PrintWriter(out, true), new PrintWriter(err, true));
+    } catch (Throwable failure) {   // outside any command (e.g. a class that cannot be loaded): still one line
+      code = Failures.report(failure, new PrintWriter(err, true), DriverLog.installed().flatMap(DriverLog::location),
+          verbose);
+    }
     DriverLog.installed().ifPresent(DriverLog::flush);
     if (code == 0 && System.getProperty("spark.yarn.app.id") != null) {
       // Inside a YARN ApplicationMaster (cluster deploy mode) the driver must return: System.exit, even with 0,
@@ -65,7 +77,8 @@ public final class Main {
     // An instance, not a bundle name: under spark-submit picocli's class loader cannot see the application's classes.
     trainCli.setResourceBundle(new HelpTexts());
     root.addSubcommand("train", trainCli);
-    root.addSubcommand("experiment", new CommandLine(new org.bitopk.lab.experiment.ExperimentCommand(existing)));
+    root.addSubcommand("experiment", new CommandLine(new org.bitopk.lab.experiment.ExperimentCommand(existing,
+        existing == null ? Interruption.REQUESTS : org.bitopk.job.run.StopRequests.NONE)));
     root.addSubcommand("reproduction", new CommandLine(new org.bitopk.lab.reproduction.ReproductionCommand()));
     root.addSubcommand("time-to-accuracy",
         new CommandLine(new org.bitopk.lab.baseline.TimeToAccuracyCommand(existing)));

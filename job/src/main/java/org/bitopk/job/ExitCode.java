@@ -17,7 +17,8 @@ public final class ExitCode {
    * The command cannot run as given; nothing was started and nothing written: a bad flag or value, a bad
    * config file, missing or malformed data, settings that do not fit together or do not apply, an output
    * directory that is not usable (finished or unfinished run, not a run, in use by another run, not
-   * writable), a malformed master URL or an unknown master host.
+   * writable), a malformed master URL or an unknown master host, a machine that cannot run the job (too few file
+   * descriptors, ND4J's native libraries not loadable).
    */
   public static final int BAD_INPUT = 2;
   /** Interrupted by SIGINT (Ctrl-C): 128 + 2, as shells report it. Checkpoints are kept. */

@@ -95,8 +95,22 @@ public final class TrainingRun {
         extraListeners);
   }
 
+  /**
+   * As {@link #execute(JavaSparkContext, TrainingConfig, boolean, List)}, stopping at {@code safePoint} (between
+   * rounds, and before the first) when asked to from outside.
+   */
+  public static Result execute(JavaSparkContext sc, TrainingConfig config, boolean progress,
+      List<RunListener> extraListeners, Runnable safePoint) throws IOException {
+    return execute(sc, PreparedRun.check(config, sc.hadoopConfiguration()), progress, extraListeners, safePoint);
+  }
+
   private static Result execute(JavaSparkContext sc, PreparedRun prepared, boolean progress,
       List<RunListener> extraListeners) throws IOException {
+    return execute(sc, prepared, progress, extraListeners, () -> { });
+  }
+
+  private static Result execute(JavaSparkContext sc, PreparedRun prepared, boolean progress,
+      List<RunListener> extraListeners, Runnable safePoint) throws IOException {
     Consumer<String> warnings = w -> System.err.println("bitopk: warning: " + w);
     PreparedRun read = prepared.withData(sc);   // a table that cannot be used leaves the directory untouched
     RunLease claimed;
@@ -107,7 +121,8 @@ public final class TrainingRun {
       throw e;
     }
     try (RunLease lease = claimed) {
-      return execute(sc, read, lease, new Options(progress ? System.err : null, extraListeners, warnings));
+      return execute(sc, read, lease, new Options(progress ? System.err : null, extraListeners, warnings,
+          safePoint));
     }
   }
 

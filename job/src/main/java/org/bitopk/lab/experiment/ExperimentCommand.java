@@ -7,7 +7,9 @@ import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -21,6 +23,7 @@ import org.bitopk.job.output.MachineEnvironment;
 import org.bitopk.job.output.ProgressDisplay;
 import org.bitopk.job.output.RunDirectory;
 import org.bitopk.job.run.PreparedRun;
+import org.bitopk.job.run.StopRequests;
 import org.bitopk.job.run.TrainingRun;
 import org.bitopk.job.spark.SparkSetup;
 import picocli.CommandLine.Command;
@@ -65,6 +68,7 @@ public final class ExperimentCommand implements Callable<Integer> {
   boolean quiet;
 
   private final JavaSparkContext provided;
+  private final StopRequests stops;
 
   public ExperimentCommand() {
     this(null);
@@ -72,7 +76,13 @@ public final class ExperimentCommand implements Callable<Integer> {
 
   /** For tests and embedding: runs on an existing context, which it leaves running. */
   public ExperimentCommand(JavaSparkContext existing) {
+    this(existing, StopRequests.NONE);
+  }
+
+  /** Runs on {@code existing} (or its own context when null), stopping between rounds when {@code stops} asks. */
+  public ExperimentCommand(JavaSparkContext existing, StopRequests stops) {
     this.provided = existing;
+    this.stops = stops;
   }
 
   @Override
@@ -113,12 +123,22 @@ public final class ExperimentCommand implements Callable<Integer> {
     if (out == null) {
       throw usage("--out: needed, the experiment directory");
     }
-    JavaSparkContext sc = provided != null ? provided : SparkSetup.start(SparkSetup.conf(master));
+    // From here on the grid writes: a signal stops it between two rounds (the round under way is cancelled).
+    AtomicReference<JavaSparkContext> running = new AtomicReference<>();
+    stops.deferTo(() -> Optional.ofNullable(running.get()).ifPresent(JavaSparkContext::cancelAllJobs));
+    JavaSparkContext sc = null;
     int diverged;
     try {
-      diverged = run(sc, parsed, out, !quiet && ProgressDisplay.terminalAttached(), console);
+      sc = provided != null ? provided : SparkSetup.start(SparkSetup.conf(master));
+      running.set(sc);
+      diverged = run(sc, parsed, out, !quiet && ProgressDisplay.terminalAttached(), console, stops::stopIfRequested);
+    } catch (Exception e) {
+      if (stops.requested()) {
+        return stops.report(spec.commandLine().getErr(), whereStopped(parsed, out, conf), false);
+      }
+      throw e;
     } finally {
-      if (provided == null) {
+      if (sc != null && provided == null) {
         sc.stop();
       }
     }
@@ -126,6 +146,10 @@ public final class ExperimentCommand implements Callable<Integer> {
     console.println("bitopk: " + rows.size() + " of " + parsed.points().size() + " points finished; results in "
         + out + "/results.md");
     console.flush();
+    if (stops.requested()) {
+      return stops.report(spec.commandLine().getErr(), " after the last point; the experiment finished: results in "
+          + out + "/results.md", true);
+    }
     if (diverged > 0) {
       spec.commandLine().getErr().println("bitopk: " + diverged + " point(s) diverged (see their lines above)");
       return 1;
@@ -143,6 +167,12 @@ public final class ExperimentCommand implements Callable<Integer> {
    */
   public static int run(JavaSparkContext sc, Grid grid, String out, boolean progress, PrintWriter console)
       throws IOException {
+    return run(sc, grid, out, progress, console, () -> { });
+  }
+
+  /** As {@link #run(JavaSparkContext, Grid, String, boolean, PrintWriter)}, stopping at {@code safePoint}s. */
+  static int run(JavaSparkContext sc, Grid grid, String out, boolean progress, PrintWriter console,
+      Runnable safePoint) throws IOException {
     Path dir = new Path(out);
     FileSystem fs = dir.getFileSystem(sc.hadoopConfiguration());
     // Every point is checked (settings, data, model, shards, its directory) before the first one runs.
@@ -164,6 +194,7 @@ public final class ExperimentCommand implements Callable<Integer> {
     int n = grid.points().size();
     int diverged = 0;
     for (int i = 0; i < n; i++) {
+      safePoint.run();   // between two points
       GridPoint point = grid.points().get(i);
       Path runDir = fs.makeQualified(new Path(dir, point.name()));
       String prefix = String.format(Locale.ROOT, "[%d/%d] %s: ", i + 1, n, point.name());
@@ -179,7 +210,7 @@ public final class ExperimentCommand implements Callable<Integer> {
       long start = System.nanoTime();
       TrainingRun.Result result;
       try {
-        result = TrainingRun.execute(sc, config, progress, List.of());
+        result = TrainingRun.execute(sc, config, progress, List.of(), safePoint);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("point " + point.name() + ": " + e.getMessage(), e);
       } catch (TrainingDivergedException e) {
@@ -199,6 +230,34 @@ public final class ExperimentCommand implements Callable<Integer> {
     }
     environment.finishInto(fs, dir);
     return diverged;
+  }
+
+  /**
+   * The interruption line's end, from what the experiment directory holds: how many points finished, what became
+   * of the point under way, and that the same command continues.
+   */
+  static String whereStopped(Grid grid, String out, Configuration conf) {
+    String advice = ": run the same command again to continue (finished points are skipped, those with a "
+        + "checkpoint resumed, the others started over)";
+    try {
+      Path dir = new Path(out);
+      FileSystem fs = dir.getFileSystem(conf);
+      int finished = 0;
+      String current = "";
+      for (GridPoint point : grid.points()) {
+        Path runDir = new Path(dir, point.name());
+        if (fs.exists(new Path(runDir, RunDirectory.SUCCESS))) {
+          finished++;
+        } else if (current.isEmpty() && fs.exists(runDir)) {
+          int checkpoints = CheckpointStore.in(fs, runDir, 2).listNewestFirst().size();
+          current = ", point " + point.name() + (checkpoints > 0 ? " keeps " + checkpoints + " checkpoint(s)"
+              : " has no checkpoint");
+        }
+      }
+      return "; " + finished + " of " + grid.points().size() + " points of " + out + " finished" + current + advice;
+    } catch (IOException | RuntimeException e) {
+      return "; the experiment " + out + " is unfinished" + advice;
+    }
   }
 
   /** How a point that is not finished runs now: started, resumed from its newest checkpoint, or started over. */
