@@ -22,6 +22,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.bitopk.datasets.NormalizationSpec;
 import org.bitopk.job.table.InputNames;
+import org.bitopk.job.table.JsonColumnOrder;
 import org.bitopk.job.table.TableData;
 import org.bitopk.job.table.TableReadFailure;
 
@@ -168,7 +169,9 @@ public final class TableInput {
       if (format.equals("csv")) {
         reader = reader.option("header", "true").option("inferSchema", "true");
       }
-      return reader.load(path);
+      Dataset<Row> loaded = reader.load(path);
+      return format.equals("json") ? JsonColumnOrder.inFileOrder(loaded, spark.sparkContext().hadoopConfiguration())
+          : loaded;
     } catch (Exception e) {   // AnalysisException: checked in Java's eyes, yet not declared (Scala)
       // Spark reads files (Parquet footers, CSV headers) to find the schema; its job's failure wraps the reason
       String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();

@@ -289,6 +289,47 @@ class TableTrainingTest {
         .serialize(o, scala.reflect.ClassTag$.MODULE$.apply(Object.class)).remaining();
   }
 
+  /**
+   * A JSON-lines table of 4x4 images whose pixel columns p0 .. p15 Spark's JSON source would sort by name (p10
+   * before p2) trains exactly like the CSV of the same rows, whose header keeps the file's order.
+   */
+  @Test
+  void jsonLinesKeepTheFilesColumnOrder() throws IOException {
+    StringBuilder json = new StringBuilder();
+    StringBuilder csv = new StringBuilder("label");
+    for (int p = 0; p < 16; p++) {
+      csv.append(",p").append(p);
+    }
+    csv.append('\n');
+    Random random = new Random(5);
+    for (int i = 0; i < 48; i++) {
+      int label = i % 3;
+      json.append("{\"label\":").append(label);
+      csv.append(label);
+      for (int p = 0; p < 16; p++) {
+        int v = (p % 3 == label ? 200 : 0) + random.nextInt(50);
+        json.append(",\"p").append(p).append("\":").append(v);
+        csv.append(',').append(v);
+      }
+      json.append("}\n");
+      csv.append('\n');
+    }
+    Path jsonFile = Files.writeString(tmp.resolve("pixels.jsonl"), json);
+    Path csvFile = Files.writeString(tmp.resolve("pixels.csv"), csv);
+    assertEquals("p10", spark.read().json(jsonFile.toString()).columns()[3],
+        "Spark's own order is by name: label, p0, p1, p10");
+
+    List<String> lines = new ArrayList<>();
+    for (String data : List.of("json:" + jsonFile, "csv:" + csvFile)) {
+      Path out = tmp.resolve("order-" + data.substring(0, data.indexOf(':')));
+      Outcome o = main(List.of("--data", data, "--model", "mlp-small", "--workers", "2", "--batch-size", "4",
+          "--max-iterations", "4", "--seed", "3", "--quiet", "--output", out.toString()));
+      assertEquals(0, o.code(), data + ": " + o.err());
+      lines.add(withoutVolatile(Files.readAllLines(out.resolve("metrics/iterations.jsonl"))).toString());
+    }
+    assertEquals(lines.get(1), lines.get(0), "the JSON table feeds its pixels in the file's order");
+  }
+
   @Test
   void libsvmGivesASparseVectorColumn() throws IOException {
     StringBuilder text = new StringBuilder();
