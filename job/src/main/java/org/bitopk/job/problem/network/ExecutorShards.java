@@ -14,7 +14,6 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.storage.StorageLevel;
-import org.apache.spark.util.SerializableConfiguration;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.datasets.LabeledImages;
 import org.bitopk.datasets.ShardSplitter;
@@ -27,7 +26,8 @@ import scala.reflect.ClassTag$;
  * passes through the driver's network link: partition i is worker i's shard, built where it is cached by
  * loading the data set with the same reader as the driver and cutting it with the same {@link ShardSplitter}
  * rules and seed, hence value for value the shard the driver would have cut. A task carries only this recipe
- * (names, the seed) and the Hadoop configuration as a broadcast, fetched once per executor: inside the lineage
+ * (names, the seed) and the driver's Hadoop settings ({@link HadoopSettings}) as a broadcast, fetched once per
+ * executor: inside the lineage
  * the configuration would travel with every round's task, since each round's RDD descends from this one. A
  * lost partition is rebuilt from the files the same way.
  *
@@ -37,16 +37,16 @@ import scala.reflect.ClassTag$;
  */
 final class ExecutorShards implements AutoCloseable {
   private final JavaRDD<WorkerShard> rdd;
-  private final Broadcast<SerializableConfiguration> hadoop;
+  private final Broadcast<HadoopSettings> hadoop;
 
-  private ExecutorShards(JavaRDD<WorkerShard> rdd, Broadcast<SerializableConfiguration> hadoop) {
+  private ExecutorShards(JavaRDD<WorkerShard> rdd, Broadcast<HadoopSettings> hadoop) {
     this.rdd = rdd;
     this.hadoop = hadoop;
   }
 
   /** What an executor needs to build any worker's shard. */
   record Recipe(String dataset, String dataPath, int workers, boolean nonIid, long seed,
-      Broadcast<SerializableConfiguration> hadoop) implements Serializable {
+      Broadcast<HadoopSettings> hadoop) implements Serializable {
     Recipe {
       Objects.requireNonNull(dataset, "dataset");
       Objects.requireNonNull(dataPath, "dataPath (empty for the data set's default location)");
@@ -60,8 +60,7 @@ final class ExecutorShards implements AutoCloseable {
   /** The cached RDD of {@code workers} partitions, partition i holding worker i's shard; materialised. */
   static ExecutorShards distribute(JavaSparkContext sc, String dataset, String dataPath, int workers,
       boolean nonIid, long seed, String name) {
-    Broadcast<SerializableConfiguration> hadoop =
-        sc.broadcast(new SerializableConfiguration(sc.hadoopConfiguration()));
+    Broadcast<HadoopSettings> hadoop = sc.broadcast(HadoopSettings.of(sc.hadoopConfiguration()));
     Recipe recipe = new Recipe(dataset, dataPath, workers, nonIid, seed, hadoop);
     JavaRDD<WorkerShard> rdd = new JavaRDD<>(new ShardRDD(sc.sc(), recipe), ClassTag$.MODULE$.apply(WorkerShard.class))
         .setName(name)
@@ -128,7 +127,7 @@ final class ExecutorShards implements AutoCloseable {
       if (cached != null && recipe.key().equals(lastKey)) {
         return cached;
       }
-      Configuration conf = recipe.hadoop().value().value();
+      Configuration conf = recipe.hadoop().value().toConfiguration();
       LabeledImages train = Datasets.load(recipe.dataset(), recipe.dataPath().isEmpty() ? null : recipe.dataPath(),
           conf).train();
       lastKey = recipe.key();
