@@ -21,4 +21,4 @@ java $OPENS -cp "$CP" org.bitopk.job.engine.DriverRoundBenchmark 'DriverRoundBen
 # shellcheck disable=SC2086
 java $OPENS -cp "$CP" org.bitopk.job.engine.DriverRoundBenchmark 'DriverRoundBenchmark.memoryPass$' \
     -p workers=8 -p density=0.001 -rf json -rff "$OUT/pass-$STAMP.json" "$@" | tee "$OUT/pass-$STAMP.log"
-java -cp "$CP" org.bitopk.job.bench.DriverCostReport "$OUT" | tee "$OUT/report-$STAMP.md"
+java -cp "$CP" org.bitopk.job.bench.DriverCostReport "$OUT" | tee "$OUT/report-$STAMP.txt"

@@ -12,4 +12,4 @@ JAVA_OPTS="${JAVA_OPTS:--Xmx6g}" submit/run-local.sh experiment --grid job/exper
 mvn -B -q -o -pl job -am test-compile dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt \
     -Dmdep.includeScope=test
 java -cp "job/target/test-classes:job/target/classes:$(cat job/target/test-classpath.txt)" \
-    org.bitopk.job.bench.RoundCostReport "$OUT" "$2" "$3" "$4" | tee "$OUT/report.md"
+    org.bitopk.job.bench.RoundCostReport "$OUT" "$2" "$3" "$4" | tee "$OUT/report.txt"
