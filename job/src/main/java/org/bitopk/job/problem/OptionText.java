@@ -31,4 +31,20 @@ public final class OptionText {
     }
     return out;
   }
+
+  /** The error for a key the setting does not know, naming the text and the accepted {@code keys}. */
+  public static IllegalArgumentException unknownKey(String text, String key, String keys) {
+    return new IllegalArgumentException("'" + text + "': unknown key '" + key + "'; expected one of " + keys);
+  }
+
+  /** The error for a value that is not a number, naming the text, the value and its key. */
+  public static IllegalArgumentException notANumber(String text, String key, String value, NumberFormatException e) {
+    return new IllegalArgumentException("'" + text + "': value '" + value + "' of key '" + key
+        + "' is not a number", e);
+  }
+
+  /** A setting's own refusal of the parsed values, prefixed with the text it was parsed from. */
+  public static IllegalArgumentException inText(String text, IllegalArgumentException e) {
+    return new IllegalArgumentException("'" + text + "': " + e.getMessage(), e);
+  }
 }

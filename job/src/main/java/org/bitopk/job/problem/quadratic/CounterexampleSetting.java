@@ -101,18 +101,16 @@ public final class CounterexampleSetting implements java.io.Serializable {
           case "centres" -> centres = parseCentres(text, value);
           case "start" -> start = Double.parseDouble(value);
           case "noise" -> noise = Double.parseDouble(value);
-          default -> throw new IllegalArgumentException("'" + text + "': unknown key '" + key + "'; expected one of "
-              + KEYS);
+          default -> throw OptionText.unknownKey(text, key, KEYS);
         }
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("'" + text + "': value '" + value + "' of key '" + key
-            + "' is not a number", e);
+        throw OptionText.notANumber(text, key, value, e);
       }
     }
     try {
       return of(dimension, centres, start, noise);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("'" + text + "': " + e.getMessage(), e);
+      throw OptionText.inText(text, e);
     }
   }
 

@@ -75,18 +75,16 @@ public final class SyntheticGradientSetting {
           case "d" -> dimension = Integer.parseInt(value);
           case "overlap" -> overlap = Double.parseDouble(value);
           case "noise" -> noise = Double.parseDouble(value);
-          default -> throw new IllegalArgumentException("'" + text + "': unknown key '" + key + "'; expected one of "
-              + KEYS);
+          default -> throw OptionText.unknownKey(text, key, KEYS);
         }
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("'" + text + "': value '" + value + "' of key '" + key
-            + "' is not a number", e);
+        throw OptionText.notANumber(text, key, value, e);
       }
     }
     try {
       return of(dimension, overlap, noise);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("'" + text + "': " + e.getMessage(), e);
+      throw OptionText.inText(text, e);
     }
   }
 
