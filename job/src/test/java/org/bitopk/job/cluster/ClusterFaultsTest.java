@@ -188,6 +188,49 @@ class ClusterFaultsTest {
     assertEquals(0, iterations.stream().mapToLong(it -> it.path("lost_residuals").asLong()).sum());
   }
 
+  /**
+   * No dense model at start, across JVMs: in the undisturbed run the executors built the driver's x_0 with their own
+   * ND4J (no snapshot loaded in round 0, which delivered the update alone, less than a dense x_0's 4·d bytes). With
+   * every executor's x_0 one bit off, each new replica loads the snapshot instead, the driver says so in one line,
+   * round 0 delivers 4·d bytes more per replica, and the rounds are the undisturbed run's, loss for loss.
+   */
+  @Test
+  @Order(5)
+  void replicasWhoseOwnStartDiffersLoadTheSnapshot(StandaloneCluster cluster) throws Exception {
+    assertNotNull(reference, "needs the undisturbed run");
+    int rounds = 12;
+    int d = parameters(reference.resolve("model.zip")).length;
+    List<JsonNode> undisturbed = ClusterJob.iterations(reference);
+    JsonNode first = undisturbed.get(0);
+    assertEquals(0, first.path("replica_resyncs").asInt(), first.toString());
+    assertEquals(2 * first.path("down_bytes").asLong(), first.path("down_bytes_delivered").asLong());
+    assertTrue(first.path("down_bytes_delivered").asLong() < 4L * d, first.toString());
+
+    Path out = runs.resolve("perturbed-start");
+    Path log = runs.resolve("perturbed-start.log");
+    List<String> args = new java.util.ArrayList<>(jobArgs(out));
+    int checkpointFlag = args.indexOf("--checkpoint-every");
+    args.subList(checkpointFlag, checkpointFlag + 2).clear();
+    args.addAll(List.of("--max-iterations", Integer.toString(rounds)));
+    Process driver = ClusterJob.submit(cluster, args, java.util.Map.of("spark.executor.extraJavaOptions",
+        cluster.baseConf().get("spark.executor.extraJavaOptions") + " -Dbitopk.test.perturb-start=true"), log);
+    assertEquals(0, StandaloneCluster.await(driver, RUN_TIMEOUT, log), () -> diagnostics(cluster, log));
+    List<JsonNode> perturbed = ClusterJob.iterations(out);
+    assertEquals(rounds, perturbed.size());
+    JsonNode reloaded = perturbed.get(0);
+    assertEquals(2, reloaded.path("replica_resyncs").asInt(), "each executor's new replica: " + reloaded);
+    assertEquals(first.path("down_bytes_delivered").asLong() + 2 * 4L * d, reloaded.path("down_bytes_delivered")
+        .asLong());
+    long lines = runLogs(out).lines().filter(l -> l.contains("round 0: 2 new replica(s) built an x_0 whose checksum "
+        + "is not the driver's")).count();
+    assertEquals(1, lines, () -> runLogs(out));
+    for (int t = 0; t < rounds; t++) {
+      assertEquals(undisturbed.get(t).path("loss").asDouble(), perturbed.get(t).path("loss").asDouble(), 0.0,
+          "loss of round " + t);
+      assertEquals(undisturbed.get(t).path("down_bytes").asLong(), perturbed.get(t).path("down_bytes").asLong());
+    }
+  }
+
   /** Waits for the checkpoint of round {@code round} (or a later one) in run directory {@code out}. */
   static void awaitCheckpoint(Path out, int round, Process driver, Path log) throws Exception {
     long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
