@@ -221,9 +221,10 @@ class ClusterFaultsTest {
     assertEquals(2, reloaded.path("replica_resyncs").asInt(), "each executor's new replica: " + reloaded);
     assertEquals(first.path("down_bytes_delivered").asLong() + 2 * 4L * d, reloaded.path("down_bytes_delivered")
         .asLong());
-    long lines = runLogs(out).lines().filter(l -> l.contains("round 0: 2 new replica(s) built an x_0 whose checksum "
+    String driverLog = runLogs(out);
+    long lines = driverLog.lines().filter(l -> l.contains("round 0: 2 new replica(s) built an x_0 whose checksum "
         + "is not the driver's")).count();
-    assertEquals(1, lines, () -> runLogs(out));
+    assertEquals(1, lines, driverLog);
     for (int t = 0; t < rounds; t++) {
       assertEquals(undisturbed.get(t).path("loss").asDouble(), perturbed.get(t).path("loss").asDouble(), 0.0,
           "loss of round " + t);
