@@ -94,6 +94,7 @@ public final class EndToEndBenchmark {
         double job = median(its, IterationRecord::timeJobMs);
         double gradient = median(its, IterationRecord::timeGradientMs);
         double compress = median(its, IterationRecord::timeCompressMs);
+        double catchUp = median(its, IterationRecord::timeCatchupMs);
         double aggregate = median(its, IterationRecord::timeAggregateMs);
         double broadcast = median(its, IterationRecord::timeBroadcastMs);
         // Spark's share: job wall time minus the tasks' own work scheduled on the slots, plus the broadcast.
@@ -102,20 +103,20 @@ public final class EndToEndBenchmark {
             ? dl4jParameterAveraging(sc, data.train(), workers, Math.max(20, rounds / 4)) : Double.NaN;
         int perEpoch = problem.iterationsPerEpoch();
         rows.add(String.format(Locale.ROOT,
-            "| %d | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.1f | %.2f | %.2f | %.2f "
-                + "| %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |",
-            workers, tasks, total, gradient, compress, aggregate, broadcast, job, sparkOverhead, floor,
+            "| %d | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.1f | %.2f | %.2f "
+                + "| %.2f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |",
+            workers, tasks, total, gradient, compress, catchUp, aggregate, broadcast, job, sparkOverhead, floor,
             sparkOverhead / floor, lambdaFloor, lambdaFloor / floor, floorCpu, lambdaFloorCpu,
             lambdaFloorCpu / floorCpu, computeFloor, total * perEpoch / 1000, computeFloor * perEpoch / 1000,
             total / computeFloor, dl4j));
         System.err.println(rows.get(rows.size() - 1));
       }
     }
-    System.out.println("| P | tasks | ms/round | gradient (mean/worker) | compress (mean/worker) | driver aggregate | "
-        + "broadcast | Spark job | Spark overhead | Spark floor | overhead / floor | lambda floor | "
-        + "lambda floor / floor | floor driver CPU | lambda floor driver CPU | ratio | compute floor ms/round | "
-        + "s/epoch | compute floor s/epoch | s/epoch / compute floor | DL4J PA rounds/s |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    System.out.println("| P | tasks | ms/round | gradient (mean/worker) | compress (mean/worker) | "
+        + "catch-up (mean/worker) | driver aggregate | broadcast | Spark job | Spark overhead | Spark floor | "
+        + "overhead / floor | lambda floor | lambda floor / floor | floor driver CPU | lambda floor driver CPU | "
+        + "ratio | compute floor ms/round | s/epoch | compute floor s/epoch | s/epoch / compute floor | DL4J PA rounds/s |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     rows.forEach(System.out::println);
     sc.stop();
   }
