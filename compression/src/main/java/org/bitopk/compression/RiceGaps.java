@@ -1,5 +1,9 @@
 package org.bitopk.compression;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Golomb-Rice coding of the gaps between sorted indices, the index layout {@link SparseCodec} picks when it is the
  * smallest. With {@code g = index[i] - index[i-1]} ({@code index[-1] = -1}, so {@code g >= 1}) and parameter b, the
@@ -16,6 +20,9 @@ package org.bitopk.compression;
  * {@code log2(mean gap · ln 2)} ends at the smallest size.
  */
 final class RiceGaps {
+
+  private static final VarHandle LITTLE_ENDIAN_LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   /** Largest parameter: a 31-bit remainder would not leave room for the unary part's overflow checks. */
   static final int MAX_PARAMETER = 30;
@@ -88,13 +95,23 @@ final class RiceGaps {
     return (int) ((bit + 7) >>> 3);
   }
 
+  /** Reads the section at {@code pos} into all of {@code idx}: {@link #read(byte[], int, int, int[], int)}. */
+  static int read(byte[] in, int pos, int d, int[] idx) {
+    return read(in, pos, d, idx, idx.length);
+  }
+
   /**
-   * Reads the section at {@code pos} into {@code idx} (its length is nnz); returns the position after it.
+   * Reads the section at {@code pos} into {@code idx[0..nnz)}; returns the position after it.
+   *
+   * <p>An index whose code lies within the next 64 bits of the input is read from one little-endian word (the run of
+   * ones by a trailing-zero count, the remainder by a mask); any other, and any that would be out of range, is read
+   * bit group by bit group by {@link #readSlowly}, which makes every check and names every defect. Both give the
+   * same index for a valid code.
    *
    * @throws IllegalArgumentException for a bad parameter, truncation, an index at or beyond the dimension, or
    *     padding bits that are not zero
    */
-  static int read(byte[] in, int pos, int d, int[] idx) {
+  static int read(byte[] in, int pos, int d, int[] idx, int nnz) {
     if (pos >= in.length) {
       throw new IllegalArgumentException("truncated: input ends before the Rice parameter at byte " + pos);
     }
@@ -104,43 +121,27 @@ final class RiceGaps {
           + MAX_PARAMETER);
     }
     long bit = (long) pos << 3;
-    long end = (long) in.length << 3;
     long previous = -1;
-    for (int i = 0; i < idx.length; i++) {
-      long quotient = 0;
-      while (true) {
-        if (bit >= end) {
-          throw new IllegalArgumentException("truncated: input ends inside the Rice code of index " + i);
-        }
-        int word = (in[(int) (bit >>> 3)] & 0xff) >>> (bit & 7);
-        int ones = Integer.numberOfTrailingZeros(~word);
-        int available = 8 - (int) (bit & 7);
-        if (ones < available) {
-          quotient += ones;
-          bit += ones + 1;
-          break;
-        }
-        quotient += available;
-        bit += available;
-        if (quotient > d) {
-          throw new IllegalArgumentException("index[" + i + "] is out of range; expected index < " + d
-              + " (the dimension)");
+    long mask = (1L << b) - 1;
+    int lastWord = in.length - 8;
+    for (int i = 0; i < nnz; i++) {
+      int at = (int) (bit >>> 3);
+      if (at <= lastWord) {
+        int skip = (int) (bit & 7);
+        long word = (long) LITTLE_ENDIAN_LONG.get(in, at) >>> skip;
+        int ones = Long.numberOfTrailingZeros(~word);
+        if (ones + 1 + b <= 64 - skip) {
+          long index = previous + 1 + ((long) ones << b) + ((word >>> ones >>> 1) & mask);
+          if (index < d) {
+            idx[i] = (int) index;
+            previous = index;
+            bit += ones + 1 + b;
+            continue;
+          }
         }
       }
-      if (bit + b > end) {
-        throw new IllegalArgumentException("truncated: input ends inside the Rice code of index " + i);
-      }
-      long remainder = 0;
-      for (int j = 0; j < b; j++, bit++) {
-        remainder |= (long) ((in[(int) (bit >>> 3)] >>> (bit & 7)) & 1) << j;
-      }
-      long index = previous + 1 + (quotient << b) + remainder;
-      if (index >= d) {
-        throw new IllegalArgumentException("index[" + i + "] = " + index + " is out of range; expected index < "
-            + d + " (the dimension)");
-      }
-      idx[i] = (int) index;
-      previous = index;
+      bit = readSlowly(in, bit, d, b, i, previous, idx);
+      previous = idx[i];
     }
     int after = (int) ((bit + 7) >>> 3);
     if ((bit & 7) != 0 && (in[after - 1] & 0xff) >>> (bit & 7) != 0) {
@@ -148,5 +149,44 @@ final class RiceGaps {
           + "padding");
     }
     return after;
+  }
+
+  /** Index i of the section from {@code bit} on, with every check; returns the bit after its code. */
+  private static long readSlowly(byte[] in, long bit, int d, int b, int i, long previous, int[] idx) {
+    long end = (long) in.length << 3;
+    long quotient = 0;
+    while (true) {
+      if (bit >= end) {
+        throw new IllegalArgumentException("truncated: input ends inside the Rice code of index " + i);
+      }
+      int word = (in[(int) (bit >>> 3)] & 0xff) >>> (bit & 7);
+      int ones = Integer.numberOfTrailingZeros(~word);
+      int available = 8 - (int) (bit & 7);
+      if (ones < available) {
+        quotient += ones;
+        bit += ones + 1;
+        break;
+      }
+      quotient += available;
+      bit += available;
+      if (quotient > d) {
+        throw new IllegalArgumentException("index[" + i + "] is out of range; expected index < " + d
+            + " (the dimension)");
+      }
+    }
+    if (bit + b > end) {
+      throw new IllegalArgumentException("truncated: input ends inside the Rice code of index " + i);
+    }
+    long remainder = 0;
+    for (int j = 0; j < b; j++, bit++) {
+      remainder |= (long) ((in[(int) (bit >>> 3)] >>> (bit & 7)) & 1) << j;
+    }
+    long index = previous + 1 + (quotient << b) + remainder;
+    if (index >= d) {
+      throw new IllegalArgumentException("index[" + i + "] = " + index + " is out of range; expected index < "
+          + d + " (the dimension)");
+    }
+    idx[i] = (int) index;
+    return bit;
   }
 }

@@ -1,5 +1,9 @@
 package org.bitopk.compression;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * The wire format of {@link SparseVector}: smaller than the naive 8 bytes per non-zero (int index + float value).
  *
@@ -45,6 +49,9 @@ package org.bitopk.compression;
  * valid vector is at least 1 and the decoder can report a zero delta as a non-increasing index.
  */
 public final class SparseCodec {
+
+  private static final VarHandle LITTLE_ENDIAN_INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
   static final int MAGIC_0 = 0xB7;
   static final int MAGIC_1 = 0x0C;
@@ -350,6 +357,18 @@ public final class SparseCodec {
    *     non-finite values, or trailing bytes
    */
   public static SparseVector decode(byte[] bytes) {
+    Header h = header(bytes);
+    int[] idx = new int[h.nnz()];
+    float[] val = new float[h.nnz()];
+    readEntries(bytes, h, idx, val);
+    return SparseVector.trusted(h.dimension(), idx, val);
+  }
+
+  /** What the header of a message says, after the checks {@link #decode} makes before reading any entry. */
+  record Header(int dimension, int nnz, int layout, ValueFormat format, boolean pow2, int entriesStart) {}
+
+  /** The header's checks of {@link #decode}, in its order, up to the first index. */
+  static Header header(byte[] bytes) {
     if (bytes == null) {
       throw new IllegalArgumentException("bytes must not be null");
     }
@@ -391,7 +410,22 @@ public final class SparseCodec {
       throw new IllegalArgumentException("truncated: " + nnz + " values need " + valueBytes
           + " bytes but only " + (bytes.length - pos) + " remain");
     }
-    int[] idx = new int[nnz];
+    return new Header(d, nnz, layout, format, pow2, pos);
+  }
+
+  /**
+   * The entries of {@link #decode} after {@link #header}: the first {@code h.nnz()} slots of idx and val (which may
+   * be longer) receive the indices and values, with every check of {@link #decode}.
+   */
+  static void readEntries(byte[] bytes, Header h, int[] idx, float[] val) {
+    int d = h.dimension();
+    int nnz = h.nnz();
+    int layout = h.layout();
+    ValueFormat format = h.format();
+    boolean pow2 = h.pow2();
+    long valueBytes = valueBytes(nnz, format, pow2);
+    int pos = h.entriesStart();
+    long[] cursor = {pos};
     if (layout == LAYOUT_DELTA) {
       int previous = -1;
       for (int i = 0; i < nnz; i++) {
@@ -436,7 +470,7 @@ public final class SparseCodec {
       }
       pos += bitmapBytes;
     } else if (layout == LAYOUT_RICE) {
-      pos = RiceGaps.read(bytes, pos, d, idx);
+      pos = RiceGaps.read(bytes, pos, d, idx, nnz);
     } else {
       if (nnz != d) {
         throw new IllegalArgumentException("dense layout with nnz = " + nnz + "; expected nnz == dimension " + d);
@@ -454,10 +488,9 @@ public final class SparseCodec {
       throw new IllegalArgumentException((bytes.length - expectedEnd) + " trailing bytes after the last value; "
           + "expected exactly " + expectedEnd + " bytes");
     }
-    float[] val = new float[nnz];
     if (pow2) {
-      decodePowersOfTwo(bytes, pos, idx, val);
-      return SparseVector.trusted(d, idx, val);
+      decodePowersOfTwo(bytes, pos, idx, val, nnz);
+      return;
     }
     float scale = 0;
     if (format == ValueFormat.INT8) {
@@ -492,18 +525,16 @@ public final class SparseCodec {
       }
       val[i] = v;
     }
-    return SparseVector.trusted(d, idx, val);
   }
 
   private static int readInt(byte[] bytes, int pos) {
-    return (bytes[pos] & 0xff) | (bytes[pos + 1] & 0xff) << 8 | (bytes[pos + 2] & 0xff) << 16
-        | (bytes[pos + 3] & 0xff) << 24;
+    return (int) LITTLE_ENDIAN_INT.get(bytes, pos);
   }
 
-  private static void decodePowersOfTwo(byte[] bytes, int pos, int[] idx, float[] val) {
+  private static void decodePowersOfTwo(byte[] bytes, int pos, int[] idx, float[] val, int nnz) {
     long acc = 0;
     int bits = 0;
-    for (int i = 0; i < val.length; i++) {
+    for (int i = 0; i < nnz; i++) {
       while (bits < 9) {
         acc |= (long) (bytes[pos++] & 0xff) << bits;
         bits += 8;
