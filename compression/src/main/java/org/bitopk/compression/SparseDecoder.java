@@ -22,13 +22,13 @@ public final class SparseDecoder {
    * @throws IllegalArgumentException as {@link SparseCodec#decode}, with its messages
    */
   public int decode(byte[] bytes) {
+    nnz = 0;
     SparseCodec.Header h = SparseCodec.header(bytes);
     if (indices.length < h.nnz()) {
       int size = Math.max(h.nnz(), indices.length + (indices.length >>> 1));
       indices = new int[size];
       values = new float[size];
     }
-    nnz = 0;
     SparseCodec.readEntries(bytes, h, indices, values);
     dimension = h.dimension();
     nnz = h.nnz();
