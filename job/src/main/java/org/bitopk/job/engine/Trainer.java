@@ -91,7 +91,7 @@ public final class Trainer<S> {
     }
     factory = problem.objectiveFactory();
     int t0 = start(factory.dimension());
-    groups = WorkerGroups.group(problem.shards(), plan.tasks());
+    groups = WorkerGroups.group(problem.shards(), plan.tasks(), GroupPlacement.ofRegisteredExecutors(sc.sc()));
     long started = System.nanoTime();
     long total = plan.totalRounds();
     Progress progress = new Progress(t0, total);

@@ -1,12 +1,17 @@
 package org.bitopk.job.engine;
 
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.spark.Partition;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.rdd.PartitionCoalescer;
 import org.apache.spark.rdd.PartitionGroup;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.storage.StorageLevel;
-import scala.Option;
+import scala.collection.JavaConverters;
+import scala.reflect.ClassTag$;
+import scala.runtime.AbstractFunction1;
 
 /**
  * Packs the P logical workers into S Spark tasks. Spark's per-task cost (scheduling, closure, result), not the
@@ -14,9 +19,12 @@ import scala.Option;
  * the other on one replica pays it once.
  *
  * <p>Group g holds the contiguous workers {@code [g·P/S, (g+1)·P/S)}, so the grouping is a pure function of P and
- * S. The grouped RDD is cached itself: its cached blocks, not the per-worker partitions, then decide where a
- * group's task runs each round, which keeps each group (and the worker state it leaves on its executor) on one
- * executor, and a lost executor's groups are recomputed from the per-worker lineage.
+ * S. The grouped RDD is cached itself, one block per group, built on the executor {@link GroupPlacement} gives
+ * it: its cached blocks then decide where a group's task runs each round, which keeps each group (and the worker
+ * state it leaves on its executor) on one executor, spread over the executors. When the per-worker shards are a
+ * recipe rather than a cache (read from the data set's files), a group's block is cut from the files where it is
+ * built, and a lost executor's groups are cut again where they run next; shards already cached per worker (a
+ * table, data held by the driver) are read from their caches.
  */
 final class WorkerGroups {
   private WorkerGroups() {}
@@ -28,27 +36,38 @@ final class WorkerGroups {
 
   /**
    * @param shards exactly P partitions, partition i holding worker i
-   * @param groups S in [1, P]; S = P returns {@code shards} itself (one worker per task)
+   * @param groups S in [1, P]; S = P of shards already cached returns {@code shards} itself (one worker per task)
    */
-  static <S> JavaRDD<S> group(JavaRDD<S> shards, int groups) {
+  static <S> JavaRDD<S> group(JavaRDD<S> shards, int groups, GroupPlacement placement) {
     int workers = shards.getNumPartitions();
     if (groups < 1 || groups > workers) {
       throw new IllegalArgumentException("tasks must be in [1, " + workers + "] (the number of workers), got " + groups);
     }
-    if (groups == workers) {
+    if (groups == workers && shards.getStorageLevel().useMemory()) {
       return shards;
     }
-    RDD<S> grouped = shards.rdd().coalesce(groups, false, Option.apply(new Contiguous()), null);
+    RDD<S> grouped = shards.rdd().coalesce(groups, false,
+        scala.Option.apply(new Contiguous(placement)), null);
     JavaRDD<S> rdd = new JavaRDD<>(grouped, shards.classTag())
         .setName(workers + " workers in " + groups + " tasks")
         .persist(StorageLevel.MEMORY_ONLY());
-    rdd.count(); // places every group once, before the first round
+    for (List<Integer> wave : placement.waves(groups)) {   // places every group once, before the first round
+      List<Object> partitions = new ArrayList<>(wave);
+      rdd.context().runJob(rdd.rdd(), new Count<S>(), JavaConverters.asScalaBuffer(partitions).toSeq(),
+          ClassTag$.MODULE$.apply(Long.class));
+    }
     return rdd;
   }
 
   /** Contiguous, equal-as-possible groups in partition order. Serializable: CoalescedRDD requires scala.Serializable. */
   private static final class Contiguous implements PartitionCoalescer, scala.Serializable {
     private static final long serialVersionUID = 1L;
+    /** Used on the driver only (Spark asks for the groups there), so left out of every round's task. */
+    private final transient GroupPlacement placement;
+
+    Contiguous(GroupPlacement placement) {
+      this.placement = placement;
+    }
 
     @Override
     public PartitionGroup[] coalesce(int maxPartitions, RDD<?> parent) {
@@ -56,12 +75,23 @@ final class WorkerGroups {
       int workers = partitions.length;
       PartitionGroup[] out = new PartitionGroup[maxPartitions];
       for (int g = 0; g < maxPartitions; g++) {
-        out[g] = new PartitionGroup(Option.empty());
+        out[g] = new PartitionGroup(placement.location(g));
         for (int i = firstWorker(g, workers, maxPartitions); i < firstWorker(g + 1, workers, maxPartitions); i++) {
           out[g].partitions().$plus$eq(partitions[i]);
         }
       }
       return out;
+    }
+  }
+
+  /** Reads a group's partition through, which builds and caches its block. A named class: no closure to clean. */
+  private static final class Count<S> extends AbstractFunction1<scala.collection.Iterator<S>, Long>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Long apply(scala.collection.Iterator<S> partition) {
+      return (long) partition.size();
     }
   }
 }

@@ -6,7 +6,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaRDD;
 
 /**
- * Driver-side view of what is trained: the worker shards as a cached RDD (one partition per worker), the
+ * Driver-side view of what is trained: the worker shards as an RDD (one partition per worker), the
  * replica factory shipped to executors, the initial parameters, and evaluation / saving on the driver.
  */
 public interface TrainingProblem<S> extends AutoCloseable {
@@ -15,7 +15,11 @@ public interface TrainingProblem<S> extends AutoCloseable {
 
   int workers();
 
-  /** Cached RDD with exactly one partition per worker; partition i holds worker i's shard. */
+  /**
+   * Exactly one partition per worker; partition i holds worker i's shard. Either cached (shards cut once, e.g. from
+   * a table) or a recipe that builds the shard wherever the partition is computed (from the data set's files):
+   * the trainer then caches each worker group's shards on the executor that runs the group.
+   */
   JavaRDD<S> shards();
 
   ObjectiveFactory<S> objectiveFactory();

@@ -8,6 +8,8 @@ public final class RunRecorder implements RunListener {
   public final List<IterationRecord> iterations = new ArrayList<>();
   public final List<EpochRecord> epochs = new ArrayList<>();
   public RunSummary summary;
+  /** The run's final model (MCM's central model; the master otherwise). */
+  public float[] model;
 
   @Override
   public void onIteration(IterationRecord record, DriverState state) {
@@ -22,6 +24,7 @@ public final class RunRecorder implements RunListener {
   @Override
   public void onFinish(RunSummary s, DriverState state) {
     summary = s;
+    model = state.modelParameters();
   }
 
   /** Mean of the optimality gap over iterations [from, to). */

@@ -13,7 +13,6 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.rdd.RDD;
-import org.apache.spark.storage.StorageLevel;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.datasets.LabeledImages;
 import org.bitopk.datasets.ShardSplitter;
@@ -23,13 +22,15 @@ import scala.reflect.ClassTag$;
 
 /**
  * Worker shards that the executors read from the data set's file system themselves, so that no training data
- * passes through the driver's network link: partition i is worker i's shard, built where it is cached by
+ * passes through the driver's network link: partition i is worker i's shard, built wherever it is computed by
  * loading the data set with the same reader as the driver and cutting it with the same {@link ShardSplitter}
  * rules and seed, hence value for value the shard the driver would have cut. A task carries only this recipe
  * (names, the seed) and the driver's Hadoop settings ({@link HadoopSettings}) as a broadcast, fetched once per
  * executor: inside the lineage
- * the configuration would travel with every round's task, since each round's RDD descends from this one. A
- * lost partition is rebuilt from the files the same way.
+ * the configuration would travel with every round's task, since each round's RDD descends from this one.
+ *
+ * <p>The RDD is not cached here: the trainer caches its worker groups, each built from the files on the executor
+ * that runs it, so no executor fetches another's shards; a lost group is rebuilt from the files the same way.
  *
  * <p>The data directory must therefore be readable from every executor (a shared or distributed file system,
  * or the same local path on every machine), as for table input. An executor JVM loads the data set once for
@@ -57,15 +58,13 @@ final class ExecutorShards implements AutoCloseable {
     }
   }
 
-  /** The cached RDD of {@code workers} partitions, partition i holding worker i's shard; materialised. */
+  /** The RDD of {@code workers} partitions, partition i building worker i's shard from the files; not cached. */
   static ExecutorShards distribute(JavaSparkContext sc, String dataset, String dataPath, int workers,
       boolean nonIid, long seed, String name) {
     Broadcast<HadoopSettings> hadoop = sc.broadcast(HadoopSettings.of(sc.hadoopConfiguration()));
     Recipe recipe = new Recipe(dataset, dataPath, workers, nonIid, seed, hadoop);
     JavaRDD<WorkerShard> rdd = new JavaRDD<>(new ShardRDD(sc.sc(), recipe), ClassTag$.MODULE$.apply(WorkerShard.class))
-        .setName(name)
-        .persist(StorageLevel.MEMORY_ONLY());
-    rdd.count(); // materialises the cache once, outside the training loop
+        .setName(name);
     return new ExecutorShards(rdd, hadoop);
   }
 
@@ -75,7 +74,6 @@ final class ExecutorShards implements AutoCloseable {
 
   @Override
   public void close() {
-    rdd.unpersist(false);
     hadoop.destroy();
   }
 

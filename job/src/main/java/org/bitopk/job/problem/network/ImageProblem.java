@@ -22,7 +22,7 @@ import org.deeplearning4j.util.ModelSerializer;
 public final class ImageProblem implements TrainingProblem<WorkerShard> {
   private final String name;
   private final LabeledImages test;
-  /** Frees the shards' cache and the broadcasts behind it. */
+  /** Frees the shards' cache (if any) and the broadcasts behind them. */
   private final Runnable release;
   private final JavaRDD<WorkerShard> shards;
   private final int workers;
