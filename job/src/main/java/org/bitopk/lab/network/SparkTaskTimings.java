@@ -6,10 +6,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 import org.apache.spark.SparkConf;
 import org.apache.spark.executor.TaskMetrics;
 import org.apache.spark.scheduler.SparkListener;
@@ -24,7 +27,9 @@ import org.apache.spark.scheduler.TaskInfo;
  * for every task Spark's scheduler delay (from the launch on the driver to the result back there, less what the
  * executor spent on the task), the deserialization (which includes fetching the stage's task binary broadcast),
  * the run (the job's own work), the result's serialization and the result's size. At the application's end the
- * medians over the jobs and tasks go to the JSON file named by {@value #FILE_KEY}.
+ * medians over the jobs and tasks go to the JSON file named by {@value #FILE_KEY}, with how the tasks fell on the
+ * executors: per executor its tasks, and per job the tasks of each executor that ran any (an executor idle in a
+ * job while another ran two shows as {@code "2,1,1"} for 4 tasks on 4 executors).
  *
  * <p>Registered through {@code spark.extraListeners}: the network lab sets it for its driver, and a local run
  * takes it as {@code -Dspark.extraListeners=org.bitopk.lab.network.SparkTaskTimings -Dspark.bitopk.lab.timings=FILE}.
@@ -37,6 +42,9 @@ public final class SparkTaskTimings extends SparkListener {
   private final Map<Integer, Long> jobStarts = new HashMap<>();
   private final List<Long> jobMillis = new ArrayList<>();
   private final List<Task> tasks = new ArrayList<>();
+  private final Map<Integer, Integer> jobOfStage = new HashMap<>();
+  /** Per job, per executor id, its successful tasks. */
+  private final Map<Integer, Map<String, Integer>> jobExecutorTasks = new TreeMap<>();
 
   /** One finished task's times (ms) and result size (bytes). */
   record Task(long schedulerDelay, long deserialize, double deserializeCpu, long run, double runCpu,
@@ -61,6 +69,9 @@ public final class SparkTaskTimings extends SparkListener {
   @Override
   public synchronized void onJobStart(SparkListenerJobStart start) {
     jobStarts.put(start.jobId(), start.time());
+    for (Object stage : scala.collection.JavaConverters.seqAsJavaList(start.stageIds())) {
+      jobOfStage.put((Integer) stage, start.jobId());
+    }
   }
 
   @Override
@@ -75,6 +86,10 @@ public final class SparkTaskTimings extends SparkListener {
   public synchronized void onTaskEnd(SparkListenerTaskEnd end) {
     if (end.taskInfo() != null && end.taskMetrics() != null && end.taskInfo().successful()) {
       tasks.add(Task.of(end.taskInfo(), end.taskMetrics()));
+      Integer job = jobOfStage.get(end.stageId());
+      if (job != null) {
+        jobExecutorTasks.computeIfAbsent(job, j -> new TreeMap<>()).merge(end.taskInfo().executorId(), 1, Integer::sum);
+      }
     }
   }
 
@@ -102,6 +117,17 @@ public final class SparkTaskTimings extends SparkListener {
     root.put("result_serialization_ms", median(tasks, t -> t.resultSerialization));
     root.put("getting_result_ms", median(tasks, t -> t.gettingResult));
     root.put("result_bytes", median(tasks, t -> t.resultBytes));
+    Map<String, Integer> byExecutor = new TreeMap<>();
+    Map<String, Integer> jobsByPattern = new TreeMap<>();
+    for (Map<String, Integer> job : jobExecutorTasks.values()) {
+      job.forEach((executor, n) -> byExecutor.merge(executor, n, Integer::sum));
+      jobsByPattern.merge(job.values().stream().sorted(Comparator.reverseOrder()).map(String::valueOf)
+          .collect(Collectors.joining(",")), 1, Integer::sum);
+    }
+    ObjectNode perExecutor = root.putObject("tasks_by_executor");
+    byExecutor.forEach(perExecutor::put);
+    ObjectNode perJob = root.putObject("jobs_by_tasks_per_executor");
+    jobsByPattern.forEach(perJob::put);
     return root;
   }
 

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The timings listener on three real jobs of two tasks, each task sleeping 150 ms: three jobs and six tasks are
- * counted, the run time of the median task is at least the sleep, and the summary file is written at the
- * application's end.
+ * counted, the run time of the median task is at least the sleep, the tasks are counted on the executor that
+ * ran them, and the summary file is written at the application's end.
  */
 class SparkTaskTimingsTest {
   @RegisterExtension
@@ -49,6 +49,10 @@ class SparkTaskTimingsTest {
     assertTrue(summary.path("job_ms").asDouble() >= 150, summary.toString());
     assertTrue(summary.path("scheduler_delay_ms").asDouble() >= 0, summary.toString());
     assertTrue(summary.path("result_bytes").asDouble() > 0, summary.toString());
+    // local mode: every task ran on the one executor, the driver's, two per job
+    assertEquals(6, summary.path("tasks_by_executor").path("driver").asInt(), summary.toString());
+    assertEquals(1, summary.path("tasks_by_executor").size(), summary.toString());
+    assertEquals(3, summary.path("jobs_by_tasks_per_executor").path("2").asInt(), summary.toString());
   }
 
   @Test
