@@ -31,7 +31,8 @@ Options:
   --round N          the link goes down once the run has completed N rounds (default 9)
   --host H           the worker host cut off (default 2)
   --rate R           every link's rate (default 1gbit)
-  --rounds N         rounds of training (default 468: one epoch)
+  --rounds N         rounds of training (default 2808: six epochs, which on an idle machine outlast a
+                     150 s partition, so the table sees the host come back)
   -h, --help         this help
 HELP
 }
@@ -41,7 +42,7 @@ LENGTHS=none,30,80,150
 ROUND=9
 HOST=2
 RATE=1gbit
-ROUNDS=468
+ROUNDS=2808
 EXTRA=()
 while [[ $# -gt 0 ]]; do
   case "$1" in

@@ -13,6 +13,8 @@ public final class SparkSetup {
   static final String SILENCE_CHECK_INTERVAL = "5s";
   /** How long a block fetch waits on an executor that says nothing before it gives up on it. */
   static final String BLOCK_FETCH_SILENCE = "15s";
+  /** How long a round's task waits for the executor that holds its group's block and worker state. */
+  static final String GROUP_EXECUTOR_WAIT = "10min";
 
   private SparkSetup() {}
 
@@ -50,6 +52,7 @@ public final class SparkSetup {
     } else {
       declareSilentExecutorsLost(conf);
       giveUpOnSilentBlockFetches(conf);
+      keepTasksOnTheirExecutors(conf);
     }
     return conf;
   }
@@ -89,6 +92,25 @@ public final class SparkSetup {
    */
   static void giveUpOnSilentBlockFetches(SparkConf conf) {
     conf.setIfMissing("spark.shuffle.io.connectionTimeout", BLOCK_FETCH_SILENCE);
+  }
+
+  /**
+   * A group's task prefers the executor that caches its block and holds its workers' residuals. When that executor
+   * is busy or silent (a cut-off host, another group's task still on its only core), Spark's delay scheduling
+   * starts the task elsewhere after spark.locality.wait (3 s) per locality level, 6 s on a cluster: there it
+   * fetches the block from the silent executor or rebuilds it, steps its workers from fresh residuals (counted in
+   * lost_residuals), and the group stays on the new executor, so the old one's residuals are lost again when the
+   * group goes back. The job lets the task wait for its executor instead, for up to 10 minutes; an executor the
+   * driver declares lost drops its blocks, and the task then starts elsewhere at once. The cost: a round waits
+   * for a busy executor even while another is idle. Left alone when the user gave a locality wait of their own
+   * or turned speculation on (a speculative copy must run elsewhere).
+   */
+  static void keepTasksOnTheirExecutors(SparkConf conf) {
+    if (conf.contains("spark.locality.wait") || conf.contains("spark.locality.wait.process")
+        || conf.getBoolean("spark.speculation", false)) {
+      return;
+    }
+    conf.set("spark.locality.wait.process", GROUP_EXECUTOR_WAIT);
   }
 
   /**

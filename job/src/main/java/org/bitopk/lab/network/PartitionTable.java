@@ -167,10 +167,29 @@ public final class PartitionTable {
     long after = Math.max(0, rounds.size() - roundsAtRejoin);
     double before = timeline.sentPerRound(host, 0, downAt);
     double afterRate = Double.isNaN(upAt) ? Double.NaN : timeline.sentPerRound(host, upAt, Double.MAX_VALUE);
-    return new Row(lab.getFileName().toString(), (int) Math.round(upAt - downAt), host, waited,
+    return new Row(lab.getFileName().toString(), partitionSeconds(lab, downAt, upAt), host, waited,
         seconds(rounds.get((int) waited)), median, roundEnded, declared, by,
         removed.map(e -> e.epochSeconds() - started - downAt).orElse(Double.NaN), lost, resyncs, accuracy, model,
         rounds.size(), after, before, afterRate);
+  }
+
+  /** netlab-partitions.sh's name of a lab directory: down-SECONDS. */
+  private static final Pattern LAB_NAME = Pattern.compile("down-(\\d+)");
+
+  /**
+   * The partition's length: from the link going down to coming back, or, when the run ended before the link came
+   * back (netlab.json then has no "link up"), the length the lab directory's name gives.
+   */
+  static int partitionSeconds(Path lab, double downAt, double upAt) {
+    if (!Double.isNaN(upAt)) {
+      return (int) Math.round(upAt - downAt);
+    }
+    Matcher name = LAB_NAME.matcher(lab.getFileName().toString());
+    if (!name.matches()) {
+      throw new IllegalStateException(lab + ": the link never came back during the run, and the directory's name "
+          + "is not down-SECONDS, which would give the partition's length");
+    }
+    return Integer.parseInt(name.group(1));
   }
 
   /**

@@ -17,8 +17,9 @@ import scala.Option;
  * How long a silent executor goes on stalling the rounds: on a cluster the driver declares it lost after 60 s,
  * looked for every 5 s, and a block fetch gives up on it after 15 s, read back through Spark's own config entries
  * and transport configuration, the ones its heartbeat receiver and block transfers read (so a misspelt key or unit
- * would read as Spark's defaults, 120 s, 60 s and 120 s); a local master is left as Spark has it, and so is any
- * timeout the user gave.
+ * would read as Spark's defaults, 120 s, 60 s and 120 s); a round's task waits 10 minutes for the executor that
+ * holds its group, as the task scheduler reads the process-level locality wait, unless the user gave a locality
+ * wait or turned speculation on; a local master is left as Spark has it, and so is any timeout the user gave.
  */
 class SparkSetupTest {
   private static Option<Object> heartbeatTimeoutMs(SparkConf conf) {
@@ -50,12 +51,33 @@ class SparkSetupTest {
     assertEquals(40_000, blockFetchTimeoutMs(own));
   }
 
+  /** How long the task scheduler keeps a task waiting for the executor that caches its input. */
+  private static long processLocalityWaitMs(SparkConf conf) {
+    return (Long) conf.get(package$.MODULE$.LOCALITY_WAIT_PROCESS());
+  }
+
+  @Test
+  void aClusterTaskWaitsTenMinutesForTheExecutorHoldingItsGroup() {
+    assertEquals(600_000L, processLocalityWaitMs(SparkSetup.conf("spark://head:7077")));
+    assertEquals(600_000L, processLocalityWaitMs(SparkSetup.conf("yarn")));
+    assertEquals(1_000L, processLocalityWaitMs(keptTasks(new SparkConf(false).set("spark.locality.wait", "1s"))));
+    assertEquals(2_000L,
+        processLocalityWaitMs(keptTasks(new SparkConf(false).set("spark.locality.wait.process", "2s"))));
+    assertEquals(3_000L, processLocalityWaitMs(keptTasks(new SparkConf(false).set("spark.speculation", "true"))));
+  }
+
+  private static SparkConf keptTasks(SparkConf conf) {
+    SparkSetup.keepTasksOnTheirExecutors(conf);
+    return conf;
+  }
+
   @Test
   void aLocalMasterKeepsSparksDefaults() {
     SparkConf conf = SparkSetup.conf("local[2]");
     assertTrue(heartbeatTimeoutMs(conf).isEmpty());
     assertEquals(60_000L, checkIntervalMs(conf));
     assertEquals(120_000, blockFetchTimeoutMs(conf));
+    assertEquals(3_000L, processLocalityWaitMs(conf));
   }
 
   @ParameterizedTest

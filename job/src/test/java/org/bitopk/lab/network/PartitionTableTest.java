@@ -2,6 +2,7 @@ package org.bitopk.lab.network;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -153,6 +154,15 @@ class PartitionTableTest {
       zip.write(bytes);
       zip.closeEntry();
     }
+  }
+
+  @Test
+  void aPartitionThatOutlastsTheRunTakesItsLengthFromTheDirectorysName() {
+    assertEquals(30, PartitionTable.partitionSeconds(dir.resolve("down-150"), 10.0, 40.4));
+    assertEquals(150, PartitionTable.partitionSeconds(dir.resolve("down-150"), 10.0, Double.NaN));
+    IllegalStateException unnamed = assertThrows(IllegalStateException.class,
+        () -> PartitionTable.partitionSeconds(dir.resolve("cut"), 10.0, Double.NaN));
+    assertTrue(unnamed.getMessage().contains("down-SECONDS"), unnamed.getMessage());
   }
 
   @Test
