@@ -66,6 +66,9 @@ for length in "${LENGTH_LIST[@]}"; do
 done
 (( ROUND < ROUNDS )) || die "option --round $ROUND: the run has only $ROUNDS rounds (--rounds)"
 
+# Epochs enough for ROUNDS (468 rounds each: 60,000 examples in minibatches of 32 on 4 workers); the run stops at
+# ROUNDS.
+EPOCHS=$(( (ROUNDS + 467) / 468 ))
 mkdir -p "$OUT" || die "--out $OUT: cannot create the directory"
 for length in "${LENGTH_LIST[@]}"; do
   lab="$OUT/down-$length"
@@ -79,7 +82,8 @@ for length in "${LENGTH_LIST[@]}"; do
   echo "netlab-partitions.sh: partition ${length}: $lab" >&2
   "$BITOPK_SUBMIT_DIR/netlab.sh" --hosts 2 --rate "$RATE" --time-limit $(( ${length/none/0} + 900 )) \
     --lab-dir "$lab" "${fault[@]}" -- \
-    train --workers 4 --tasks 2 --mode bidirectional --batch-size 32 --max-iterations "$ROUNDS" --quiet \
+    train --workers 4 --tasks 2 --mode bidirectional --batch-size 32 --epochs "$EPOCHS" --max-iterations "$ROUNDS" \
+    --quiet \
     --output "$lab/run" "${EXTRA[@]}" \
     || die "the run with partition $length failed; its logs are in $lab/logs" 1
 done
