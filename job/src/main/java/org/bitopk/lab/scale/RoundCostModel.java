@@ -8,17 +8,18 @@ import java.util.List;
  *
  * <pre>
  *   compute    = ⌈P / slots⌉ · γ · d                          workers: gradient, error feedback, TopK, catch-up
- *   uplink     = (R · B_up + P · S) / BW                      everything enters through the driver's link
+ *   uplink     = (R · B_up + T · S_up) / BW                   everything enters through the driver's link
  *   driver     = a · R + b · d + c                            DriverCost: decode, average, server TopK, broadcast
- *   downlink   = F · D · B_down / BW                          F copies of the update leave the driver
+ *   downlink   = (F · D · B_down + T · S_down) / BW           F copies of the update leave the driver
  *   latency    = m · L                                        messages on the round's critical path
- *   scheduling = σ · P + c₀                                   the driver's work per task and per job
+ *   scheduling = σ · T + c₀                                   Spark's work per task and per job
  * </pre>
  *
  * with R the coordinates the driver receives (P·k sparse, P·d dense, fewer with a tree aggregation), D the update's
- * coordinates (k_down bidirectional, the union of the supports unidirectional, d dense), S Spark's own bytes per task
- * (launch, result framing), BW the driver's link in bytes per second, L its one-way latency. γ, σ and c₀ are fitted
- * on measured rounds ({@link #fit}); a, b and c come from the driver's benchmark; B, S, F and m are given.
+ * coordinates (k_down bidirectional, the union of the supports unidirectional, d dense), T the round's Spark tasks,
+ * S_up and S_down Spark's own bytes per task into and out of the driver (status updates and result framing; launch,
+ * task binary), BW the driver's link in bytes per second, L its one-way latency. γ, σ and c₀ are fitted on measured
+ * rounds ({@link #fit}); a, b and c come from the driver's benchmark; B, S, F and m are given.
  */
 public record RoundCostModel(DriverCost driver, double workerNanosPerElement, double nanosPerTask,
     double fixedNanos) {
@@ -34,7 +35,9 @@ public record RoundCostModel(DriverCost driver, double workerNanosPerElement, do
    * @param latencySeconds one way
    * @param messages messages on the critical path per round (task launch, broadcast request and reply, result)
    * @param upBytesPerCoordinate B_up (sparse: index + value; dense runs send 4 bytes per coordinate)
-   * @param sparkBytesPerTask S
+   * @param tasks T: Spark tasks per round (each runs P / T workers)
+   * @param sparkUpBytesPerTask S_up: Spark's bytes per task into the driver beyond the uplinks
+   * @param sparkDownBytesPerTask S_down: Spark's bytes per task out of the driver beyond the update
    * @param overlap the fraction of k every worker shares (the union is s + P(k − s))
    * @param treeGroups 1: every worker's uplink goes to the driver; g &gt; 1: executors first add the uplinks of
    *     P / g workers each (Spark's treeAggregate), the driver receives g partial sums
@@ -42,8 +45,8 @@ public record RoundCostModel(DriverCost driver, double workerNanosPerElement, do
    */
   public record Scenario(Scheme scheme, long dimension, int workers, long kUp, long kDown, int slots,
       double bytesPerSecond, double latencySeconds, int messages, double upBytesPerCoordinate,
-      double downBytesPerCoordinate, double sparkBytesPerTask, double overlap, int treeGroups,
-      double broadcastCopies) {
+      double downBytesPerCoordinate, int tasks, double sparkUpBytesPerTask, double sparkDownBytesPerTask,
+      double overlap, int treeGroups, double broadcastCopies) {
 
     /** Coordinates in the union of the P supports: s + P(k − s), at most d. */
     long union(int workers) {
@@ -74,12 +77,12 @@ public record RoundCostModel(DriverCost driver, double workerNanosPerElement, do
 
     double upBytes() {
       double perCoordinate = scheme == Scheme.DENSE ? Float.BYTES : upBytesPerCoordinate;
-      return received() * perCoordinate + workers * sparkBytesPerTask;
+      return received() * perCoordinate + tasks * sparkUpBytesPerTask;
     }
 
     double downBytes() {
       double perCoordinate = scheme == Scheme.DENSE ? Float.BYTES : downBytesPerCoordinate;
-      return broadcastCopies * update() * perCoordinate;
+      return broadcastCopies * update() * perCoordinate + tasks * sparkDownBytesPerTask;
     }
   }
 
@@ -99,15 +102,16 @@ public record RoundCostModel(DriverCost driver, double workerNanosPerElement, do
     double treeStage = 0;
     if (s.treeGroups() > 1 && s.scheme() != Scheme.DENSE) {
       // Each combiner decodes and adds its group's uplinks (at the driver's rate per coordinate), received over
-      // its own link, in parallel with the other combiners; one more stage of messages.
+      // its own link, in parallel with the other combiners; one more stage of messages and g more tasks.
       long perGroup = (s.workers() + s.treeGroups() - 1) / s.treeGroups();
       double coordinates = perGroup * (double) s.kUp();
       treeStage = driver.nanosPerReceivedCoordinate() * coordinates * 1e-9
-          + coordinates * s.upBytesPerCoordinate() / s.bytesPerSecond() + 2 * s.latencySeconds();
+          + coordinates * s.upBytesPerCoordinate() / s.bytesPerSecond() + 2 * s.latencySeconds()
+          + nanosPerTask * s.treeGroups() * 1e-9;
     }
     return new Breakdown(compute, s.upBytes() / s.bytesPerSecond(), driverSeconds,
         s.downBytes() / s.bytesPerSecond(), s.messages() * s.latencySeconds(),
-        (nanosPerTask * s.workers() + fixedNanos) * 1e-9, treeStage);
+        (nanosPerTask * s.tasks() + fixedNanos) * 1e-9, treeStage);
   }
 
   /** A measured round: its scenario and the median seconds per round. */
@@ -115,22 +119,26 @@ public record RoundCostModel(DriverCost driver, double workerNanosPerElement, do
 
   /**
    * γ, σ and c₀ by relative least squares on the measured rounds, the terms the model already knows (the driver's,
-   * the transfers, the latency) taken as they are.
+   * the transfers, the latency) taken as they are. When every point has the same number of tasks, σ·T cannot be
+   * told from c₀: σ is then 0 and c₀ holds both.
    */
   public static RoundCostModel fit(DriverCost driver, List<Measured> points) {
     RoundCostModel driverOnly = new RoundCostModel(driver, 0, 0, 0);
+    boolean tasksVary = points.stream().mapToInt(m -> m.scenario().tasks()).distinct().count() > 1;
     List<double[]> rows = new ArrayList<>();
     double[] seconds = new double[points.size()];
     double[] known = new double[points.size()];
     for (int i = 0; i < points.size(); i++) {
       Scenario s = points.get(i).scenario();
       double waves = Math.ceil((double) s.workers() / s.slots());
-      rows.add(new double[] {waves * s.dimension() * 1e-9, s.workers() * 1e-9, 1e-9});
+      rows.add(tasksVary ? new double[] {waves * s.dimension() * 1e-9, s.tasks() * 1e-9, 1e-9}
+          : new double[] {waves * s.dimension() * 1e-9, 1e-9});
       seconds[i] = points.get(i).seconds();
       known[i] = driverOnly.predict(s).total();
     }
     double[] beta = RelativeLeastSquares.fit(rows, seconds, known);
-    return new RoundCostModel(driver, beta[0], beta[1], beta[2]);
+    return tasksVary ? new RoundCostModel(driver, beta[0], beta[1], beta[2])
+        : new RoundCostModel(driver, beta[0], 0, beta[1]);
   }
 
   /** predicted / measured − 1 for each point. */
