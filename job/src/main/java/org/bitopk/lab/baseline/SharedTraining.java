@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.datasets.LabeledImages;
@@ -28,8 +29,14 @@ import org.nd4j.parameterserver.distributed.conf.VoidConfiguration;
  */
 final class SharedTraining implements ComparedSystem {
   static final String NAME = "shared";
-  /** Aeron's default publication timeout is too short for a loaded machine (DL4J's own examples raise it). */
+  /**
+   * Aeron's publication unblock timeout. DL4J's AeronUdpTransport sets aeron.client.liveness.timeout to 30 s in
+   * every JVM that joins the mesh, and Aeron's media driver refuses to start unless this one (15 s by default) is
+   * longer: the driver's JVM and every executor's need it raised before their first Aeron context.
+   */
   static final String AERON_TIMEOUT = "aeron.publication.unblock.timeout";
+  static final String AERON_TIMEOUT_NANOS = "60000000000";
+  static final String EXECUTOR_OPTIONS = "spark.executor.extraJavaOptions";
   private static final int PORT = 40123;
 
   @Override
@@ -40,7 +47,7 @@ final class SharedTraining implements ComparedSystem {
   @Override
   public SystemResult run(Context context) throws Exception {
     if (System.getProperty(AERON_TIMEOUT) == null) {
-      System.setProperty(AERON_TIMEOUT, "60000000000");
+      System.setProperty(AERON_TIMEOUT, AERON_TIMEOUT_NANOS);
     }
     ComparisonSettings s = context.settings();
     LabeledImages train = context.data().train();
@@ -110,6 +117,20 @@ final class SharedTraining implements ComparedSystem {
     } finally {
       fitter.shutdownNow();
     }
+  }
+
+  /**
+   * {@code conf} with Aeron's publication unblock timeout raised in the executors' JVMs too, appended to the
+   * executor Java options the user gave (a timeout of the user's own is left alone). Must be set before the
+   * SparkContext starts: executors read their Java options once, at launch.
+   */
+  static SparkConf forExecutors(SparkConf conf) {
+    String options = conf.get(EXECUTOR_OPTIONS, "").trim();
+    if (!options.contains("-D" + AERON_TIMEOUT + "=")) {
+      conf.set(EXECUTOR_OPTIONS, (options.isEmpty() ? "" : options + " ") + "-D" + AERON_TIMEOUT + "="
+          + AERON_TIMEOUT_NANOS);
+    }
+    return conf;
   }
 
   /**

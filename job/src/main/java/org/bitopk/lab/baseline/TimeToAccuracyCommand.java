@@ -223,7 +223,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     dir = fs.makeQualified(dir);
     PrintWriter console = spec.commandLine().getOut();
     MachineEnvironment environment = MachineEnvironment.start(String.join(" ", commandLine()));
-    JavaSparkContext sc = provided != null ? provided : SparkSetup.start(withNd4jKryo(SparkSetup.conf(master)));
+    JavaSparkContext sc = provided != null ? provided : SparkSetup.start(sparkConf(SparkSetup.conf(master), chosen));
     try {
       if (lrGrid != null) {
         LearningRateChoice grid = runGrid(sc, settings, chosen, loaded, dir, fs, console);
@@ -404,6 +404,12 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       write(fs, new Path(dir, LearningRateChoice.FILE), choice.build().toJson());
     }
     return choice.build();
+  }
+
+  /** The Spark configuration of a comparison of {@code systems}: ND4J's Kryo, and Aeron's settings for shared. */
+  static SparkConf sparkConf(SparkConf conf, List<ComparedSystem> systems) {
+    withNd4jKryo(conf);
+    return systems.stream().anyMatch(s -> s instanceof SharedTraining) ? SharedTraining.forExecutors(conf) : conf;
   }
 
   /** DL4J's Spark masters ship DataSets (INDArrays) through Kryo: ND4J's registrator next to the job's. */
