@@ -67,6 +67,24 @@ public record ComparisonSettings(String dataset, String dataPath, int workers, i
   }
 
   /**
+   * The same comparison, each system stopping at its first evaluation that reaches the target ({@code
+   * --stop-at-target}): its time to the target is then measured and the rest of its budget not spent.
+   */
+  ComparisonSettings stoppingAtTarget() {
+    return new ComparisonSettings(dataset, dataPath, workers, batchSize, learningRate, density, seed, evalEvery,
+        maxSeconds, epochs, target, maxRounds, true);
+  }
+
+  /**
+   * A warm-up of {@code rounds} rounds ({@code --warm-up-rounds}, {@link WarmedUpSystem}): no clock budget, not
+   * stopping at the target, so every system warms up for the same number of rounds whatever its speed.
+   */
+  ComparisonSettings forWarmUp(long rounds) {
+    return new ComparisonSettings(dataset, dataPath, workers, batchSize, learningRate, density, seed, evalEvery,
+        Double.MAX_VALUE, epochs, target, rounds, false);
+  }
+
+  /**
    * The same comparison with another training budget: what a warm-up run gets ({@link WarmedUpSystem}), one
    * epoch at most and {@code seconds} of training clock.
    */

@@ -38,6 +38,8 @@ final class SharedTraining implements ComparedSystem {
   static final String AERON_TIMEOUT_NANOS = "60000000000";
   static final String EXECUTOR_OPTIONS = "spark.executor.extraJavaOptions";
   private static final int PORT = 40123;
+  /** At most this much of the budget counts toward a chunk's deadline: a warm-up or grid has no clock budget. */
+  private static final double CHUNK_SECONDS = 60;
 
   @Override
   public String name() {
@@ -88,7 +90,7 @@ final class SharedTraining implements ComparedSystem {
             sc.setJobGroup(group, "SharedTrainingMaster fit", true);
             spark.fit(chunk);
           });
-          long deadlineMs = (long) ((s.maxSeconds() - clock.seconds() + 60) * 1000);
+          long deadlineMs = (long) ((Math.min(s.maxSeconds() - clock.seconds(), CHUNK_SECONDS) + 60) * 1000);
           try {
             fit.get(Math.max(1000, deadlineMs), TimeUnit.MILLISECONDS);
           } catch (TimeoutException e) {

@@ -85,6 +85,16 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       + "and Spark's first-use costs; 0 = no warm-up (default: ${DEFAULT-VALUE}).")
   double warmUpSeconds = 30;
 
+  @Option(names = "--warm-up-rounds", paramLabel = "N", description = "Instead of --warm-up-seconds: before any "
+      + "system is measured, every system trains N rounds from the same start, untimed and discarded (on the "
+      + "network lab with its links unshaped), so each is measured after the same rounds of its own code and none "
+      + "after the others' alone; 0 = --warm-up-seconds (default: ${DEFAULT-VALUE}).")
+  long warmUpRounds = 0;
+
+  @Option(names = "--stop-at-target", description = "Stop each system at its first evaluation that reaches "
+      + "--target instead of training on to its budget: budgets can then be generous without costing time.")
+  boolean stopAtTarget;
+
   @Option(names = "--epochs", paramLabel = "N", description = "At most N epochs per system (default: "
       + "${DEFAULT-VALUE}).")
   int epochs = 3;
@@ -166,6 +176,13 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--warm-up-seconds: expected a number of seconds >= 0, got "
             + warmUpSeconds);
       }
+      if (warmUpRounds < 0) {
+        throw new IllegalArgumentException("--warm-up-rounds: expected a number of rounds >= 0, got "
+            + warmUpRounds);
+      }
+      if (stopAtTarget) {
+        settings = settings.stoppingAtTarget();
+      }
       checkGridFlags();
       Set<String> names = new HashSet<>();
       chosen.forEach(system -> names.add(system.name()));
@@ -242,6 +259,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       StringBuilder linksCsv = new StringBuilder("rate,probe_mbit_per_second,executors,task_slots,lab\n");
       Set<String> warm = new HashSet<>();
       java.util.Map<String, String> failedAt = new java.util.HashMap<>();
+      java.util.Map<String, SystemResult> coldFailures = warmUpRounds > 0
+          ? warmUpAll(sc, settings, choice, chosen, loaded, dir, fs, links, console) : java.util.Map.of();
       List<String> settingsOfLinks = links == null ? List.of("") : linkRates;
       int total = chosen.size() * settingsOfLinks.size();
       int n = 0;
@@ -264,25 +283,29 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
           String label = system.name() + suffix;
           String prefix = String.format(Locale.ROOT, "[%d/%d] %s: ", n, total, label);
           boolean first = warm.add(system.name());
-          double warmUp = first ? warmUpSeconds : 0;
+          double warmUp = first && warmUpRounds == 0 ? warmUpSeconds : 0;
           String note = linkNote + (choice == null ? "" : choice.of(system.name()).isPresent()
               ? choice.describe(system.name()) + "; " : "lr " + ComparisonTable.number(lr) + " (--lr: not in "
               + LearningRateChoice.FILE + "); ");
           SystemResult result;
-          if (failedAt.containsKey(system.name())) {
+          if (coldFailures.containsKey(system.name())) {
+            SystemResult failed = coldFailures.get(system.name());
+            result = SystemResult.failed(label, note + failed.details(), Trace.empty(), failed.failure());
+            failedAt.put(system.name(), "its warm-up");
+          } else if (failedAt.containsKey(system.name())) {
             result = SystemResult.failed(label, "not run", Trace.empty(), "it failed at "
                 + failedAt.get(system.name()));
           } else {
             console.println(prefix + (warmUp > 0 ? String.format(Locale.ROOT,
                 "warming up (%s s, not measured), then training", warmUp) : "training"));
             console.flush();
-            ComparisonSettings budgeted = settings.withMaxSeconds(maxSecondsOf.getOrDefault(label,
-                maxSecondsOf.getOrDefault(system.name(), settings.maxSeconds())));
-            ComparisonSettings own = choice == null ? budgeted : choice.of(system.name())
-                .map(c -> budgeted.withLearningRate(c.lr())).orElse(budgeted);
+            ComparisonSettings own = ownRate(settings.withMaxSeconds(maxSecondsOf.getOrDefault(label,
+                maxSecondsOf.getOrDefault(system.name(), settings.maxSeconds()))), choice, system);
             try {
               result = WarmedUpSystem.run(system, new ComparedSystem.Context(sc, own, loaded, dir, console, label),
-                  warmUp, fs).labelled(label, note);
+                  warmUp, fs);
+              String pace = RoundPace.of(result.trace(), settings.evalEvery()).map(p -> p.text() + "; ").orElse("");
+              result = result.labelled(label, note + pace);
             } catch (Exception | LinkageError e) {
               result = SystemResult.failed(label, note + "did not train", Trace.empty(),
                   e.getClass().getName() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
@@ -317,6 +340,42 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
         sc.stop();
       }
     }
+  }
+
+  /** {@code settings} at the system's learning rate from {@code --lr-choice}, if it has one. */
+  private static ComparisonSettings ownRate(ComparisonSettings settings, LearningRateChoice choice,
+      ComparedSystem system) {
+    return choice == null ? settings : choice.of(system.name()).map(c -> settings.withLearningRate(c.lr()))
+        .orElse(settings);
+  }
+
+  /**
+   * {@code --warm-up-rounds}: every system trains that many rounds, untimed, before any is measured (on the lab
+   * with its links unshaped, where a round costs the least); the systems that failed in it, by name.
+   */
+  private java.util.Map<String, SystemResult> warmUpAll(JavaSparkContext sc, ComparisonSettings settings,
+      LearningRateChoice choice, List<ComparedSystem> chosen, TrainTest loaded, Path dir, FileSystem fs,
+      LabLinks links, PrintWriter console) throws IOException, InterruptedException {
+    if (links != null) {
+      console.println("links: none for the warm-up, timing a transfer");
+      console.flush();
+      links.reshape("none");
+    }
+    java.util.Map<String, SystemResult> failed = new java.util.HashMap<>();
+    int n = 0;
+    for (ComparedSystem system : chosen) {
+      n++;
+      console.println(String.format(Locale.ROOT, "[warm-up %d/%d] %s: %d rounds, not measured", n, chosen.size(),
+          system.name(), warmUpRounds));
+      console.flush();
+      ComparisonSettings own = ownRate(settings, choice, system).forWarmUp(warmUpRounds);
+      WarmedUpSystem.warmUp(system, new ComparedSystem.Context(sc, own, loaded, dir, console, system.name()), own, fs)
+          .ifPresent(f -> {
+            failed.put(system.name(), f);
+            console.println("[warm-up] " + system.name() + ": FAILED: " + f.failure());
+          });
+    }
+    return failed;
   }
 
   private void checkGridFlags() {
@@ -489,11 +548,12 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
         + "frequency >= 1), shared or single-jvm");
   }
 
-  private static String describe(SystemResult r, double target) {
+  private String describe(SystemResult r, double target) {
     StringBuilder s = new StringBuilder();
     if (r.failure() != null) {
       s.append("FAILED: ").append(r.failure()).append("; ");
     }
+    RoundPace.of(r.trace(), evalEvery).ifPresent(p -> s.append(p.text()).append("; "));
     s.append(r.trace().firstReaching(target).map(p -> String.format(Locale.ROOT,
         "reached %.1f %% after %.1f s%s", 100 * target, p.seconds(), r.bytesMeasured() ? ", " + p.bytes() + " bytes"
             : "")).orElse(String.format(Locale.ROOT, "did not reach %.1f %%", 100 * target)));
@@ -511,6 +571,12 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
         "--seed", String.valueOf(seed), "--dataset", dataset));
     if (data != null) {
       words.addAll(List.of("--data", data));
+    }
+    if (warmUpRounds > 0) {
+      words.addAll(List.of("--warm-up-rounds", String.valueOf(warmUpRounds)));
+    }
+    if (stopAtTarget) {
+      words.add("--stop-at-target");
     }
     if (lrGrid != null) {
       words.addAll(List.of("--lr-grid", lrGrid.stream().map(ComparisonTable::number)

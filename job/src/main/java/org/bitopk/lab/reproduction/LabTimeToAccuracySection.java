@@ -127,8 +127,9 @@ final class LabTimeToAccuracySection {
       String rate = link.get("rate");
       b.append("**Links ").append(rate).append("** (a timed transfer between two hosts: ")
           .append(Numbers.fixed(Double.parseDouble(link.get("probe_mbit_per_second")), 1)).append(" Mbit/s)\n\n")
-          .append("| system | lr | seconds to target | MiB to target | final accuracy (%) | wall s | MiB total |\n")
-          .append("|---|---|---|---|---|---|---|\n");
+          .append("| system | lr | seconds to target | MiB to target | final accuracy (%) | wall s | MiB total | "
+              + "s/round, first rounds / later |\n")
+          .append("|---|---|---|---|---|---|---|---|\n");
       for (Map.Entry<String, Map<String, String>> e : byRate.get(rate).entrySet()) {
         Map<String, String> row = e.getValue();
         b.append("| ").append(e.getKey()).append(" | ").append(learningRate(row.get("details"))).append(" | ")
@@ -136,9 +137,19 @@ final class LabTimeToAccuracySection {
             .append(" | ").append(toTarget(t, row, "bytes_to_target", Numbers.mib(t.number(row, "bytes_to_target"))))
             .append(" | ").append(Numbers.percent(t.number(row, "final_accuracy"))).append(" | ")
             .append(Numbers.fixed(t.number(row, "wall_seconds"), 1)).append(" | ")
-            .append(Numbers.mib(t.number(row, "bytes_total"))).append(" |\n");
+            .append(Numbers.mib(t.number(row, "bytes_total"))).append(" | ").append(pace(row.get("details")))
+            .append(" |\n");
       }
       b.append('\n');
+      for (Map.Entry<String, Map<String, String>> e : byRate.get(rate).entrySet()) {
+        if (failed(e.getValue())) {
+          b.append("- ").append(e.getKey()).append(" failed: ").append(failure(e.getValue().get("details")))
+              .append('\n');
+        }
+      }
+      if (byRate.get(rate).values().stream().anyMatch(LabTimeToAccuracySection::failed)) {
+        b.append('\n');
+      }
     }
     costs(b, t, byRate);
     targets(b, t, byRate.getOrDefault(TARGET_RATE, Map.of()));
@@ -233,6 +244,24 @@ final class LabTimeToAccuracySection {
       return "not counted";
     }
     return "not within " + Numbers.fixed(t.number(row, "wall_seconds"), 0) + " s";
+  }
+
+  /**
+   * A row's pace as its details give it ("pace: first 40 rounds 0.0750 s/round, later 240 rounds 0.0720
+   * s/round"): "0.075 (40) / 0.072", else "–".
+   */
+  static String pace(String details) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+        "pace: first ([0-9]+) rounds ([0-9.]+) s/round, later [0-9]+ rounds ([0-9.]+) s/round").matcher(details);
+    return m.find() ? Numbers.fixed(Double.parseDouble(m.group(2)), 3) + " (" + m.group(1) + ") / "
+        + Numbers.fixed(Double.parseDouble(m.group(3)), 3) : Numbers.NONE;
+  }
+
+  /** Why a failed row failed: its details from "FAILED: " up to the lab's note on the links. */
+  static String failure(String details) {
+    String reason = details.substring(FAILED.length()).replaceFirst("^:\\s*", "");
+    int links = reason.indexOf("; links ");
+    return links >= 0 ? reason.substring(0, links) : reason;
   }
 
   /** The learning rate a row's details name ("lr 0.1 chosen ..." or "SGD lr 0.1"), else "–". */

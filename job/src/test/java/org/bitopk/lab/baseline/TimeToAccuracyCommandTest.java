@@ -351,6 +351,61 @@ public class TimeToAccuracyCommandTest {
     assertTrue(Files.exists(timed.resolve("lr-choice.json")));
   }
 
+  /**
+   * --stop-at-target ends every system at its first evaluation at or above the target (none of its earlier ones
+   * reached it); --warm-up-rounds warms every system up for that many rounds before the first is measured, and
+   * each row's details give its pace, which is the trace's own.
+   */
+  @Test
+  void stopAtTargetEndsEachSystemAtItsFirstEvaluationAtTheTargetAfterEverySystemWarmedUp() throws IOException {
+    Path dir = tmp.resolve("stop-at-target");
+    StringWriter o = new StringWriter();
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", dir.toString(),
+        "--dataset", "synthetic:n=640,test=200,noise=3", "--systems", "bitopk-bidirectional,patm-" + FREQUENCY,
+        "--workers", "" + WORKERS, "--batch-size", "16", "--eval-every", "" + EVAL_EVERY, "--epochs", "2",
+        "--target", "" + TARGET, "--lr", "0.05", "--max-seconds", "120", "--stop-at-target",
+        "--warm-up-rounds", "4"},
+        SPARK.context(), new PrintWriter(o, true), new PrintWriter(e, true));
+    String console = o + e.toString();
+    assertEquals(0, code, console);
+    List<String> lines = console.lines().toList();
+    int lastWarmUp = -1;
+    int firstMeasured = Integer.MAX_VALUE;
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).startsWith("[warm-up ")) {
+        lastWarmUp = i;
+        assertTrue(lines.get(i).endsWith(": 4 rounds, not measured"), lines.get(i));
+      } else if (lines.get(i).startsWith("[1/2] ")) {
+        firstMeasured = Math.min(firstMeasured, i);
+      }
+    }
+    assertEquals(2, lines.stream().filter(l -> l.startsWith("[warm-up ")).count(), console);
+    assertTrue(lastWarmUp < firstMeasured, "every system warms up before the first is measured:\n" + console);
+    assertFalse(console.contains("warming up ("), "no warm-up in seconds besides the rounds:\n" + console);
+    assertFalse(Files.exists(dir.resolve(WarmedUpSystem.SCRATCH)));
+    for (String system : List.of("bitopk-bidirectional", "patm-" + FREQUENCY)) {
+      List<Map<String, String>> trace = table(dir.resolve("trace-" + system + ".csv"));
+      Map<String, String> last = trace.get(trace.size() - 1);
+      assertTrue(Double.parseDouble(last.get("accuracy")) >= TARGET, system + " stopped below the target: " + trace);
+      for (Map<String, String> p : trace.subList(0, trace.size() - 1)) {
+        assertTrue(Double.parseDouble(p.get("accuracy")) < TARGET, system + " went on past the target: " + trace);
+      }
+      Map<String, String> row = table(dir.resolve("time-to-accuracy.csv")).stream()
+          .filter(r -> r.get("system").equals(system)).findFirst().orElseThrow();
+      assertEquals(last.get("seconds"), row.get("seconds_to_target"));
+      if (trace.size() > 2) {   // a pace needs an evaluation after the first
+        Map<String, String> split = trace.get(1);
+        double first = Double.parseDouble(split.get("seconds")) / Long.parseLong(split.get("rounds"));
+        double later = (Double.parseDouble(last.get("seconds")) - Double.parseDouble(split.get("seconds")))
+            / (Long.parseLong(last.get("rounds")) - Long.parseLong(split.get("rounds")));
+        assertTrue(row.get("details").contains(String.format(java.util.Locale.ROOT,
+            "pace: first %s rounds %.4f s/round, later %d rounds %.4f s/round", split.get("rounds"), first,
+            Long.parseLong(last.get("rounds")) - Long.parseLong(split.get("rounds")), later)), row.toString());
+      }
+    }
+  }
+
   @Test
   void singleJvmMovesNoBytes() throws IOException {
     assertEquals("0", row("single-jvm").get("bytes_total"));
@@ -368,7 +423,7 @@ public class TimeToAccuracyCommandTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"--eval-every=0", "--systems=patm-0", "--systems=dl4j", "--target=1.5",
-      "--max-seconds=-1", "--workers=x", "--warm-up-seconds=-1", "--systems=bitopk-dense-rho-0.1",
+      "--max-seconds=-1", "--workers=x", "--warm-up-seconds=-1", "--warm-up-rounds=-1", "--systems=bitopk-dense-rho-0.1",
       "--systems=bitopk-bidirectional-rho-1.5", "--systems=bitopk-unidirectional-rho-x",
       "--systems=bitopk-bidirectional-rho-0.1,bitopk-bidirectional-rho-0.10",
       "--systems=bitopk-bidirectional-values-fp8", "--systems=bitopk-dense-values-fp16",

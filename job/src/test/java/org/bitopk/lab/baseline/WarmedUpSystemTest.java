@@ -92,6 +92,24 @@ class WarmedUpSystemTest {
   }
 
   @Test
+  void aWarmUpInRoundsHasThemAsItsOnlyBudgetDoesNotStopAtTheTargetAndLeavesNothing() throws Exception {
+    Recording system = new Recording(false, false);
+    ComparisonSettings stopping = SETTINGS.stoppingAtTarget();
+    ComparisonSettings rounds = stopping.forWarmUp(200);
+    assertTrue(WarmedUpSystem.warmUp(system, context(), rounds, local()).isEmpty());
+    assertEquals(1, system.calls.size());
+    ComparisonSettings used = system.calls.get(0).settings();
+    assertEquals(200, used.maxRounds());
+    assertFalse(used.stopAtTarget(), "a warm-up trains its rounds even past the target");
+    assertTrue(used.pastBudget(1e6, 200) && !used.pastBudget(1e6, 199), "rounds, not seconds, end it");
+    assertEquals(SETTINGS.epochs(), used.epochs());
+    assertEquals(new Path(new Path(tmp.toUri()), WarmedUpSystem.SCRATCH), system.calls.get(0).directory());
+    assertFalse(Files.exists(tmp.resolve(WarmedUpSystem.SCRATCH)));
+    assertTrue(stopping.done(10, 5, 0.85) && !SETTINGS.done(10, 5, 0.85), "--stop-at-target stops at 85 %");
+    assertFalse(stopping.done(10, 5, 0.849));
+  }
+
+  @Test
   void noWarmUpWhenItsSecondsAreZero() throws Exception {
     Recording system = new Recording(false, false);
     WarmedUpSystem.run(system, context(), 0, local());

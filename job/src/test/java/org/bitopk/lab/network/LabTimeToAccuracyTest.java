@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * rates of an {@code lr-choice.json}. One row per system and rate in the order run; the lab's timed transfer
  * finds each rate (20 Mbit/s within 15 %, unshaped faster); at 20 Mbit/s a dense round takes at least the time
  * the driver's link needs for the workers' messages (the job's own up bytes per round at the rate), and longer than
- * unshaped; each row says its link and learning rate; one chart per rate; nothing of the lab is left.
+ * unshaped; each row says its link and learning rate; every system warms up, on the links unshaped, before the
+ * first is measured; one chart per rate; nothing of the lab is left.
  */
 class LabTimeToAccuracyTest {
   private static final Path ROOT = SparkJvmOpens.projectRoot();
@@ -50,7 +51,7 @@ class LabTimeToAccuracyTest {
         "--time-limit", "400", "--lab-dir", lab.toString(), "--",
         "time-to-accuracy", "--rates", "20mbit,none", "--systems", "bitopk-dense,bitopk-bidirectional",
         "--lr-choice", choice.toString(), "--workers", "" + WORKERS, "--batch-size", "32", "--eval-every", "3",
-        "--max-seconds", "2", "--warm-up-seconds", "0", "--epochs", "1", "--out", out.toString())
+        "--max-seconds", "2", "--warm-up-rounds", "3", "--epochs", "1", "--out", out.toString())
         .redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().put("BITOPK_CLASSPATH", System.getProperty("java.class.path"));
     Process netlab = builder.start();
@@ -63,6 +64,15 @@ class LabTimeToAccuracyTest {
     String output = Files.readString(log);
     System.out.println(output);
     assertEquals(0, netlab.exitValue(), output);
+
+    // both systems warm up, on the links unshaped, before the first is measured
+    List<String> lines = output.lines().toList();
+    int warmUpLinks = lines.indexOf("links: none for the warm-up, timing a transfer");
+    int firstMeasured = lines.indexOf(lines.stream().filter(l -> l.startsWith("[1/4] ")).findFirst().orElse("?"));
+    assertTrue(warmUpLinks >= 0 && firstMeasured > warmUpLinks, output);
+    assertEquals(List.of("[warm-up 1/2] bitopk-dense: 3 rounds, not measured",
+        "[warm-up 2/2] bitopk-bidirectional: 3 rounds, not measured"), lines.subList(warmUpLinks, firstMeasured).stream()
+        .filter(l -> l.startsWith("[warm-up ")).toList(), output);
 
     List<Map<String, String>> rows = TimeToAccuracyCommandTest.table(out.resolve("time-to-accuracy.csv"));
     assertEquals(List.of("bitopk-dense@20mbit", "bitopk-bidirectional@20mbit", "bitopk-dense@none",

@@ -65,4 +65,20 @@ class LabTimeToAccuracySectionTest {
     assertTrue(md.contains("**Links 100mbit** (a timed transfer between two hosts: 94.1 Mbit/s)"), md);
     assertTrue(md.contains("| bitopk-bidirectional | 0.2 | 20.0 |"), md);
   }
+
+  @Test
+  void eachRowShowsItsPaceAndAFailedSystemSaysWhyInOneLine() {
+    String csv = table("20", "130", "30").replace("bitopk-bidirectional@100mbit,lr 0.2 chosen by rounds,",
+        "bitopk-bidirectional@100mbit,\"lr 0.2 chosen by rounds; pace: first 40 rounds 0.0812 s/round, later 240 "
+            + "rounds 0.0725 s/round; TopK\",")
+        .replace("shared@100mbit,FAILED: fit did not return,", "shared@100mbit,\"FAILED: in its warm-up: "
+            + "java.lang.IllegalStateException: no ack, from 2 of 4; links 100mbit (a timed transfer: 94 Mbit/s); "
+            + "lr 0.1\",");
+    String md = markdown(csv);
+    assertTrue(md.contains("| bitopk-bidirectional | 0.2 | 20.0 | 0.00 | 86.00 | 50.0 | 0.00 | 0.081 (40) / 0.073 |"),
+        md);
+    assertTrue(md.contains("| bitopk-dense | 0.1 | 130.0 | 0.01 | 86.00 | 150.0 | 0.09 | – |"), md);
+    assertTrue(md.contains("\n- shared failed: in its warm-up: java.lang.IllegalStateException: no ack, from 2 of 4\n"),
+        md);
+  }
 }
