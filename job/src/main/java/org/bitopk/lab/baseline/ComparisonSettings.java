@@ -76,12 +76,14 @@ public record ComparisonSettings(String dataset, String dataPath, int workers, i
   }
 
   /**
-   * A warm-up of {@code rounds} rounds ({@code --warm-up-rounds}, {@link WarmedUpSystem}): no clock budget, not
-   * stopping at the target, so every system warms up for the same number of rounds whatever its speed.
+   * A warm-up of {@code rounds} rounds ({@code --warm-up-rounds}, {@link WarmedUpSystem}), not stopping at the
+   * target, so every system warms up for the same number of rounds whatever its speed; within the system's own
+   * clock budget, so that one far slower than the rest (a master that takes seconds a round) costs no more there
+   * than it may measured.
    */
   ComparisonSettings forWarmUp(long rounds) {
     return new ComparisonSettings(dataset, dataPath, workers, batchSize, learningRate, density, seed, evalEvery,
-        Double.MAX_VALUE, epochs, target, rounds, false);
+        maxSeconds, epochs, target, rounds, false);
   }
 
   /**

@@ -61,7 +61,8 @@ final class SharedTraining implements ComparedSystem {
     VoidConfiguration voidConfiguration = VoidConfiguration.builder().unicastPort(PORT)
         .networkMask(networkMask(controller)).controllerAddress(controller).build();
     SharedTrainingMaster master = new SharedTrainingMaster.Builder(voidConfiguration, s.batchSize())
-        .batchSizePerWorker(s.batchSize()).workersPerNode(p).workerPrefetchNumBatches(0)
+        .batchSizePerWorker(s.batchSize()).workersPerNode(workersPerNode(p, sc.master().startsWith("local"),
+            sc.sc().statusTracker().getExecutorInfos().length - 1)).workerPrefetchNumBatches(0)
         .rddTrainingApproach(RDDTrainingApproach.Direct).rngSeed(s.seed()).build();
     SparkDl4jMultiLayer spark = new SparkDl4jMultiLayer(sc, network, master);
     Trace.Builder trace = new Trace.Builder();
@@ -133,6 +134,14 @@ final class SharedTraining implements ComparedSystem {
           + AERON_TIMEOUT_NANOS);
     }
     return conf;
+  }
+
+  /**
+   * DL4J's trainers in each executor's JVM: P in local mode (one JVM), else P spread over the executors (each
+   * trains its share), not P in every executor.
+   */
+  static int workersPerNode(int workers, boolean local, int executors) {
+    return local || executors < 1 ? workers : Math.max(1, (workers + executors - 1) / executors);
   }
 
   /**

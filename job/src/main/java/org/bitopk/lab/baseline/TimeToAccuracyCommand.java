@@ -95,6 +95,12 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       + "--target instead of training on to its budget: budgets can then be generous without costing time.")
   boolean stopAtTarget;
 
+  @Option(names = "--start-within", paramLabel = "S", description = "Start no system more than S seconds of wall "
+      + "clock after the command started (warm-ups, evaluations and start-up included): the ones left are rows "
+      + "'not run' and the comparison still finishes, so a reserved time slot ends with a complete output "
+      + "(default: no limit).")
+  double startWithin = Double.POSITIVE_INFINITY;
+
   @Option(names = "--epochs", paramLabel = "N", description = "At most N epochs per system (default: "
       + "${DEFAULT-VALUE}).")
   int epochs = 3;
@@ -183,6 +189,9 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       if (stopAtTarget) {
         settings = settings.stoppingAtTarget();
       }
+      if (!(startWithin > 0)) {
+        throw new IllegalArgumentException("--start-within: expected a number of seconds > 0, got " + startWithin);
+      }
       checkGridFlags();
       Set<String> names = new HashSet<>();
       chosen.forEach(system -> names.add(system.name()));
@@ -240,6 +249,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     dir = fs.makeQualified(dir);
     PrintWriter console = spec.commandLine().getOut();
     MachineEnvironment environment = MachineEnvironment.start(String.join(" ", commandLine()));
+    long startedNanos = System.nanoTime();
     JavaSparkContext sc = provided != null ? provided : SparkSetup.start(sparkConf(SparkSetup.conf(master), chosen));
     try {
       if (lrGrid != null) {
@@ -292,6 +302,9 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
             SystemResult failed = coldFailures.get(system.name());
             result = SystemResult.failed(label, note + failed.details(), Trace.empty(), failed.failure());
             failedAt.put(system.name(), "its warm-up");
+          } else if ((System.nanoTime() - startedNanos) / 1e9 > startWithin) {
+            result = SystemResult.failed(label, note + "not run", Trace.empty(), String.format(Locale.ROOT,
+                "not run: --start-within %s s had passed", ComparisonTable.number(startWithin)));
           } else if (failedAt.containsKey(system.name())) {
             result = SystemResult.failed(label, "not run", Trace.empty(), "it failed at "
                 + failedAt.get(system.name()));
@@ -368,7 +381,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       console.println(String.format(Locale.ROOT, "[warm-up %d/%d] %s: %d rounds, not measured", n, chosen.size(),
           system.name(), warmUpRounds));
       console.flush();
-      ComparisonSettings own = ownRate(settings, choice, system).forWarmUp(warmUpRounds);
+      ComparisonSettings own = ownRate(settings.withMaxSeconds(maxSecondsOf.getOrDefault(system.name(),
+          settings.maxSeconds())), choice, system).forWarmUp(warmUpRounds);
       WarmedUpSystem.warmUp(system, new ComparedSystem.Context(sc, own, loaded, dir, console, system.name()), own, fs)
           .ifPresent(f -> {
             failed.put(system.name(), f);
@@ -577,6 +591,9 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     }
     if (stopAtTarget) {
       words.add("--stop-at-target");
+    }
+    if (Double.isFinite(startWithin)) {
+      words.addAll(List.of("--start-within", ComparisonTable.number(startWithin)));
     }
     if (lrGrid != null) {
       words.addAll(List.of("--lr-grid", lrGrid.stream().map(ComparisonTable::number)

@@ -45,6 +45,14 @@ class SharedTrainingTest {
   }
 
   @Test
+  void onAClusterThePWorkersAreSpreadOverTheExecutorsAndLocallyAllRunInTheOneJvm() {
+    assertEquals(2, SharedTraining.workersPerNode(8, false, 4));
+    assertEquals(3, SharedTraining.workersPerNode(8, false, 3));   // 3 + 3 + 3 >= 8
+    assertEquals(1, SharedTraining.workersPerNode(2, false, 4));
+    assertEquals(8, SharedTraining.workersPerNode(8, true, 0));
+  }
+
+  @Test
   void aComparisonWithoutSharedLeavesTheExecutorOptionsAlone() {
     SparkConf built = TimeToAccuracyCommand.sparkConf(new SparkConf(false).set("spark.executor.extraJavaOptions",
         "-Xss4m"), TimeToAccuracyCommand.parseSystems(List.of("bitopk-dense", "patm-20")));

@@ -406,6 +406,26 @@ public class TimeToAccuracyCommandTest {
     }
   }
 
+  /** Past --start-within no system starts: each is a row "not run", and the comparison still finishes. */
+  @Test
+  void systemsLeftWhenTheStartWithinHasPassedAreRowsNotRunAndTheOutputIsComplete() throws IOException {
+    Path dir = tmp.resolve("start-within");
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", dir.toString(),
+        "--dataset", "synthetic:n=640,test=100", "--systems", "bitopk-dense,patm-2", "--workers", "" + WORKERS,
+        "--batch-size", "16", "--eval-every", "5", "--start-within", "1e-9"},
+        SPARK.context(), new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+    assertEquals(0, code, e.toString());
+    List<Map<String, String>> rows = table(dir.resolve("time-to-accuracy.csv"));
+    assertEquals(List.of("bitopk-dense", "patm-2"), rows.stream().map(r -> r.get("system")).toList());
+    for (Map<String, String> row : rows) {
+      assertTrue(row.get("details").startsWith("FAILED: not run: --start-within 1e-09 s had passed"), row.toString());
+      assertEquals("", row.get("wall_seconds"));
+    }
+    assertFalse(Files.exists(dir.resolve("bitopk-dense")), "nothing trained");
+    assertTrue(Files.exists(dir.resolve("_SUCCESS")));
+  }
+
   @Test
   void singleJvmMovesNoBytes() throws IOException {
     assertEquals("0", row("single-jvm").get("bytes_total"));
@@ -423,7 +443,7 @@ public class TimeToAccuracyCommandTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"--eval-every=0", "--systems=patm-0", "--systems=dl4j", "--target=1.5",
-      "--max-seconds=-1", "--workers=x", "--warm-up-seconds=-1", "--warm-up-rounds=-1", "--systems=bitopk-dense-rho-0.1",
+      "--max-seconds=-1", "--workers=x", "--warm-up-seconds=-1", "--warm-up-rounds=-1", "--start-within=0", "--systems=bitopk-dense-rho-0.1",
       "--systems=bitopk-bidirectional-rho-1.5", "--systems=bitopk-unidirectional-rho-x",
       "--systems=bitopk-bidirectional-rho-0.1,bitopk-bidirectional-rho-0.10",
       "--systems=bitopk-bidirectional-values-fp8", "--systems=bitopk-dense-values-fp16",
