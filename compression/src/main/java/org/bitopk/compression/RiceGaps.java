@@ -95,13 +95,13 @@ final class RiceGaps {
     return (int) ((bit + 7) >>> 3);
   }
 
-  /** Reads the section at {@code pos} into all of {@code idx}: {@link #read(byte[], int, int, int[], int)}. */
+  /** Reads the section at {@code pos} into all of {@code idx}: {@link #read(byte[], int, int, int[], int, int)}. */
   static int read(byte[] in, int pos, int d, int[] idx) {
-    return read(in, pos, d, idx, idx.length);
+    return read(in, pos, d, idx, 0, idx.length);
   }
 
   /**
-   * Reads the section at {@code pos} into {@code idx[0..nnz)}; returns the position after it.
+   * Reads the section at {@code pos} into {@code idx[at..at + nnz)}; returns the position after it.
    *
    * <p>An index whose code lies within the next 64 bits of the input is read from one little-endian word (the run of
    * ones by a trailing-zero count, the remainder by a mask); any other, and any that would be out of range, is read
@@ -111,7 +111,7 @@ final class RiceGaps {
    * @throws IllegalArgumentException for a bad parameter, truncation, an index at or beyond the dimension, or
    *     padding bits that are not zero
    */
-  static int read(byte[] in, int pos, int d, int[] idx, int nnz) {
+  static int read(byte[] in, int pos, int d, int[] idx, int at, int nnz) {
     if (pos >= in.length) {
       throw new IllegalArgumentException("truncated: input ends before the Rice parameter at byte " + pos);
     }
@@ -125,23 +125,23 @@ final class RiceGaps {
     long mask = (1L << b) - 1;
     int lastWord = in.length - 8;
     for (int i = 0; i < nnz; i++) {
-      int at = (int) (bit >>> 3);
-      if (at <= lastWord) {
+      int byteAt = (int) (bit >>> 3);
+      if (byteAt <= lastWord) {
         int skip = (int) (bit & 7);
-        long word = (long) LITTLE_ENDIAN_LONG.get(in, at) >>> skip;
+        long word = (long) LITTLE_ENDIAN_LONG.get(in, byteAt) >>> skip;
         int ones = Long.numberOfTrailingZeros(~word);
         if (ones + 1 + b <= 64 - skip) {
           long index = previous + 1 + ((long) ones << b) + ((word >>> ones >>> 1) & mask);
           if (index < d) {
-            idx[i] = (int) index;
+            idx[at + i] = (int) index;
             previous = index;
             bit += ones + 1 + b;
             continue;
           }
         }
       }
-      bit = readSlowly(in, bit, d, b, i, previous, idx);
-      previous = idx[i];
+      bit = readSlowly(in, bit, d, b, i, previous, idx, at);
+      previous = idx[at + i];
     }
     int after = (int) ((bit + 7) >>> 3);
     if ((bit & 7) != 0 && (in[after - 1] & 0xff) >>> (bit & 7) != 0) {
@@ -152,7 +152,7 @@ final class RiceGaps {
   }
 
   /** Index i of the section from {@code bit} on, with every check; returns the bit after its code. */
-  private static long readSlowly(byte[] in, long bit, int d, int b, int i, long previous, int[] idx) {
+  private static long readSlowly(byte[] in, long bit, int d, int b, int i, long previous, int[] idx, int at) {
     long end = (long) in.length << 3;
     long quotient = 0;
     while (true) {
@@ -186,7 +186,7 @@ final class RiceGaps {
       throw new IllegalArgumentException("index[" + i + "] = " + index + " is out of range; expected index < "
           + d + " (the dimension)");
     }
-    idx[i] = (int) index;
+    idx[at + i] = (int) index;
     return bit;
   }
 }

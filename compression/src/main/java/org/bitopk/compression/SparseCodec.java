@@ -360,8 +360,13 @@ public final class SparseCodec {
     Header h = header(bytes);
     int[] idx = new int[h.nnz()];
     float[] val = new float[h.nnz()];
-    readEntries(bytes, h, idx, val);
+    readEntries(bytes, h, idx, val, 0);
     return SparseVector.trusted(h.dimension(), idx, val);
+  }
+
+  /** The dimension a message states in its header (after the header's checks of {@link #decode}). */
+  public static int dimensionOf(byte[] bytes) {
+    return header(bytes).dimension();
   }
 
   /** What the header of a message says, after the checks {@link #decode} makes before reading any entry. */
@@ -414,10 +419,10 @@ public final class SparseCodec {
   }
 
   /**
-   * The entries of {@link #decode} after {@link #header}: the first {@code h.nnz()} slots of idx and val (which may
+   * The entries of {@link #decode} after {@link #header}: slots {@code [at, at + h.nnz())} of idx and val (which may
    * be longer) receive the indices and values, with every check of {@link #decode}.
    */
-  static void readEntries(byte[] bytes, Header h, int[] idx, float[] val) {
+  static void readEntries(byte[] bytes, Header h, int[] idx, float[] val, int at) {
     int d = h.dimension();
     int nnz = h.nnz();
     int layout = h.layout();
@@ -439,7 +444,7 @@ public final class SparseCodec {
           throw new IllegalArgumentException("index[" + i + "] = " + index + " is out of range; expected index < "
               + d + " (the dimension)");
         }
-        idx[i] = (int) index;
+        idx[at + i] = (int) index;
         previous = (int) index;
       }
       pos = (int) cursor[0];
@@ -461,7 +466,7 @@ public final class SparseCodec {
           if (n == nnz) {
             throw new IllegalArgumentException("bitmap has more than nnz = " + nnz + " bits set");
           }
-          idx[n++] = index;
+          idx[at + n++] = index;
           bits &= bits - 1;
         }
       }
@@ -470,13 +475,13 @@ public final class SparseCodec {
       }
       pos += bitmapBytes;
     } else if (layout == LAYOUT_RICE) {
-      pos = RiceGaps.read(bytes, pos, d, idx, nnz);
+      pos = RiceGaps.read(bytes, pos, d, idx, at, nnz);
     } else {
       if (nnz != d) {
         throw new IllegalArgumentException("dense layout with nnz = " + nnz + "; expected nnz == dimension " + d);
       }
       for (int i = 0; i < nnz; i++) {
-        idx[i] = i;
+        idx[at + i] = i;
       }
     }
     long expectedEnd = pos + valueBytes;
@@ -489,7 +494,7 @@ public final class SparseCodec {
           + "expected exactly " + expectedEnd + " bytes");
     }
     if (pow2) {
-      decodePowersOfTwo(bytes, pos, idx, val, nnz);
+      decodePowersOfTwo(bytes, pos, idx, val, at, nnz);
       return;
     }
     float scale = 0;
@@ -511,7 +516,7 @@ public final class SparseCodec {
       } else if (format == ValueFormat.INT8) {
         int q = bytes[pos++];
         if (q == -128) {
-          throw new IllegalArgumentException("value[" + i + "] at index " + idx[i] + " has INT8 code -128; "
+          throw new IllegalArgumentException("value[" + i + "] at index " + idx[at + i] + " has INT8 code -128; "
               + "expected codes in [-127, 127]");
         }
         v = q * scale;
@@ -520,10 +525,10 @@ public final class SparseCodec {
         pos += 4;
       }
       if (!Float.isFinite(v)) {
-        throw new IllegalArgumentException("value[" + i + "] at index " + idx[i] + " is " + v
+        throw new IllegalArgumentException("value[" + i + "] at index " + idx[at + i] + " is " + v
             + "; expected finite values");
       }
-      val[i] = v;
+      val[at + i] = v;
     }
   }
 
@@ -531,7 +536,7 @@ public final class SparseCodec {
     return (int) LITTLE_ENDIAN_INT.get(bytes, pos);
   }
 
-  private static void decodePowersOfTwo(byte[] bytes, int pos, int[] idx, float[] val, int nnz) {
+  private static void decodePowersOfTwo(byte[] bytes, int pos, int[] idx, float[] val, int at, int nnz) {
     long acc = 0;
     int bits = 0;
     for (int i = 0; i < nnz; i++) {
@@ -543,10 +548,10 @@ public final class SparseCodec {
       acc >>>= 9;
       bits -= 9;
       if ((code & 0xff) == 0xff) {
-        throw new IllegalArgumentException("value[" + i + "] at index " + idx[i] + " has power-of-two code 0x"
+        throw new IllegalArgumentException("value[" + i + "] at index " + idx[at + i] + " has power-of-two code 0x"
             + Integer.toHexString(code) + " (exponent field 255, not finite); expected finite values");
       }
-      val[i] = Float.intBitsToFloat(code << 23);
+      val[at + i] = Float.intBitsToFloat(code << 23);
     }
     if (acc != 0) {
       throw new IllegalArgumentException("power-of-two padding bits after the last value are not zero; expected "

@@ -5,7 +5,7 @@ import java.util.List;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.Selection;
 import org.bitopk.compression.SparseCodec;
-import org.bitopk.compression.SparseDecoder;
+import org.bitopk.compression.SparseSum;
 import org.bitopk.compression.SparseVector;
 
 /**
@@ -24,11 +24,10 @@ public final class ServerAggregator {
   private final ServerUplinkMemory uplink;
   private final DownlinkStrategy.ServerDownlink downlink;
   private final int[] statisticsIndices;
-  /** Σ u_i during a round, +0 outside the union of the supports between rounds. */
+  /** Σ u_i, then a, at the union of the supports and +0 elsewhere: written by {@link #uplinks} each round. */
   private final float[] sum;
-  /** The union of the supports as a bitmap: bit j of word j / 64 (3 MB at d = 25M, where a boolean[] is 25 MB). */
-  private final long[] touched;
-  private final SparseDecoder decoder = new SparseDecoder();
+  /** Decodes the uplinks and adds them into {@link #sum} in worker order, one cache-sized block at a time. */
+  private final SparseSum uplinks;
 
   /**
    * @param uplink what the server keeps of the workers' uplinks ({@link ServerUplinkMemory#fresh} or resumed)
@@ -42,7 +41,7 @@ public final class ServerAggregator {
     this.downlink = downlink;
     this.statisticsIndices = statisticsIndices.clone();
     this.sum = new float[dimension];
-    this.touched = new long[(dimension + 63) >>> 6];
+    this.uplinks = new SparseSum(sum);
   }
 
   /**
@@ -71,11 +70,20 @@ public final class ServerAggregator {
       throw new IllegalStateException("expected " + workers + " worker reports, got " + reports.size());
     }
     long upNnz = addUplinks(reports);
-    Double xi = xiTargetK == null ? null : xi(reports, xiTargetK);
-    int[] union = averageOverUnion();
+    Double xi = null;
+    int[] union;
+    if (xiTargetK == null) {
+      union = uplinks.finishMean(workers);
+    } else {
+      union = uplinks.finish();
+      xi = xi(reports, xiTargetK);
+      float p = workers;
+      for (int j : union) {
+        sum[j] = sum[j] / p;
+      }
+    }
     ServerUplinkMemory.Step step = uplink.step(sum, union, learningRate);
     DownlinkStrategy.Sent sent = downlink.send(step.vector(), step.support());
-    clear(union);
     SparseVector update = statisticsIndices.length > 0 ? withStatistics(sent.update(), reports) : sent.update();
     byte[] encoded = SparseCodec.encodeExactly(update, downlink.values());
     return new Round(SparseCodec.decode(encoded), encoded, upNnz, union.length, sent.update().nnz(),
@@ -83,58 +91,22 @@ public final class ServerAggregator {
   }
 
   /**
-   * Σ u_i into {@link #sum}, the coordinates sent marked in {@link #touched}; returns Σ nnz(u_i). Each uplink is
-   * decoded into the decoder's reused buffers and added in worker order, each coordinate's additions in the order
-   * of the workers.
+   * Queues the uplinks for {@link #sum} in worker order (each decoded and checked in full, none turned into a
+   * {@link SparseVector}); returns Σ nnz(u_i). The sum, a = Σ u_i / P and the union come from
+   * {@link SparseSum#finish}: each coordinate adds the workers' values in worker order, then divides by P in float.
    */
   private long addUplinks(List<WorkerReport> reports) {
+    uplinks.begin();
     long upNnz = 0;
     for (WorkerReport report : reports) {
-      upNnz += decoder.decode(report.uplink);
-      if (decoder.dimension() != dimension) {
-        throw new IllegalStateException("worker " + report.workerId + " sent dimension " + decoder.dimension()
-            + ", expected " + dimension);
+      int sent = SparseCodec.dimensionOf(report.uplink);
+      if (sent != dimension) {
+        throw new IllegalStateException("worker " + report.workerId + " sent dimension " + sent + ", expected "
+            + dimension);
       }
-      decoder.addTo(sum, touched);
+      upNnz += uplinks.add(report.uplink);
     }
     return upNnz;
-  }
-
-  /** a = Σ u_i / P in place on the union of the supports, which it returns ascending (and unmarks). */
-  private int[] averageOverUnion() {
-    int unionSize = 0;
-    for (long word : touched) {
-      unionSize += Long.bitCount(word);
-    }
-    int[] union = new int[unionSize];
-    float p = workers;
-    int n = 0;
-    for (int w = 0; w < touched.length; w++) {
-      long word = touched[w];
-      if (word == 0) {
-        continue;
-      }
-      touched[w] = 0;
-      int base = w << 6;
-      do {
-        int j = base + Long.numberOfTrailingZeros(word);
-        sum[j] = sum[j] / p;
-        union[n++] = j;
-        word &= word - 1;
-      } while (word != 0);
-    }
-    return union;
-  }
-
-  /** The sum back to +0 on the union: one sequential fill once the union touches most of its cache lines. */
-  private void clear(int[] union) {
-    if (union.length > (dimension >>> 4)) {
-      Arrays.fill(sum, 0f);
-    } else {
-      for (int j : union) {
-        sum[j] = 0f;
-      }
-    }
   }
 
   /** e_s, a copy. */
