@@ -102,12 +102,13 @@ public record RoundCostModel(DriverCost driver, double workerNanosPerElement, do
     double treeStage = 0;
     if (s.treeGroups() > 1 && s.scheme() != Scheme.DENSE) {
       // Each combiner decodes and adds its group's uplinks (at the driver's rate per coordinate), received over
-      // its own link, in parallel with the other combiners; one more stage of messages and g more tasks.
+      // its own link, in parallel with the other combiners; one more stage: its messages, g more tasks and a
+      // stage's fixed cost (c₀, as for the round's one stage).
       long perGroup = (s.workers() + s.treeGroups() - 1) / s.treeGroups();
       double coordinates = perGroup * (double) s.kUp();
       treeStage = driver.nanosPerReceivedCoordinate() * coordinates * 1e-9
           + coordinates * s.upBytesPerCoordinate() / s.bytesPerSecond() + 2 * s.latencySeconds()
-          + nanosPerTask * s.treeGroups() * 1e-9;
+          + (nanosPerTask * s.treeGroups() + fixedNanos) * 1e-9;
     }
     return new Breakdown(compute, s.upBytes() / s.bytesPerSecond(), driverSeconds,
         s.downBytes() / s.bytesPerSecond(), s.messages() * s.latencySeconds(),

@@ -216,6 +216,18 @@ public final class RoundCostReport {
         }
       }
     }
+    for (double overlap : new double[] {0.5, 0.9}) {
+      // the lab's largest point: d = 1M, k = 10,000, P = 64 on 4 executors, 100 Mbit/s, 2 cores
+      Scenario flat = new Scenario(Scheme.BIDIRECTIONAL, 1_000_000, 64, 10_000, 10_000, LAB_SLOTS, 100e6 / 8, 0,
+          MESSAGES, 5.0, 5.0, 4, sparkUp, sparkDown, overlap, 1, 4);
+      Scenario tree = new Scenario(Scheme.BIDIRECTIONAL, 1_000_000, 64, 10_000, 10_000, LAB_SLOTS, 100e6 / 8, 0,
+          MESSAGES, 5.0, 5.0, 4, sparkUp, sparkDown, overlap, 4, 4);
+      Breakdown f = model.predict(flat);
+      Breakdown t = model.predict(tree);
+      System.out.printf(Locale.ROOT, "%nON THE LAB (d = 1M, k = 10,000, P = 64, a tree over the 4 executors, 100 Mbit/s,"
+          + " overlap %.1f): the tree saves %.1f ms of the driver and its uplink and costs a stage of %.1f ms%n",
+          overlap, 1e3 * (f.driver() + f.uplink() - t.driver() - t.uplink()), 1e3 * t.treeStage());
+    }
     crossings(model, "with the fitted sigma", sparkUp, sparkDown);
     crossings(new RoundCostModel(model.driver(), model.workerNanosPerElement(), 0, model.fixedNanos()),
         "with sigma = 0 (Spark's per-task cost left out: the floor)", sparkUp, sparkDown);
@@ -226,17 +238,24 @@ public final class RoundCostReport {
     long k = 25_000;
     System.out.printf(Locale.ROOT, "%n%s:%n", label);
     for (double gbit : new double[] {10, 1}) {
-      int driverBound = firstP(p -> {
+      // the terms that grow with P (c₀ is the round's fixed cost, paid at any P)
+      java.util.function.IntToDoubleFunction growing = p -> {
         Breakdown b = model.predict(cluster(Scheme.BIDIRECTIONAL, d, k, p, gbit, 0, 1, sparkUp, sparkDown));
-        return b.driver() + b.uplink() + b.downlink() + b.scheduling() > b.compute();
-      });
+        return b.driver() + b.uplink() + b.downlink() + b.scheduling() - model.fixedNanos() * 1e-9;
+      };
+      double compute = model.predict(cluster(Scheme.BIDIRECTIONAL, d, k, 1, gbit, 0, 1, sparkUp, sparkDown)).compute();
+      int driverBound = firstP(p -> growing.applyAsDouble(p) > compute);
+      System.out.printf(Locale.ROOT, "at %.0f Gbit/s each worker adds %.3f ms to the driver's side of a round (its "
+          + "decoding, its link both ways, its task)%n", gbit, 1e3 * (growing.applyAsDouble(1000)
+          - growing.applyAsDouble(100)) / 900);
       int driverComputeBound = firstP(p -> {
         Breakdown b = model.predict(cluster(Scheme.BIDIRECTIONAL, d, k, p, gbit, 0, 1, sparkUp, sparkDown));
         return b.driver() > b.compute();
       });
       System.out.printf(Locale.ROOT, "at %.0f Gbit/s (bidirectional, d = 25M, rho = 0.001): the driver's terms "
-          + "(its decoding and TopK, its link both ways, Spark's scheduling) exceed the workers' compute from P = %s "
-          + "on; its decoding and TopK alone from P = %s on%n", gbit, shown(driverBound), shown(driverComputeBound));
+          + "that grow with P (its decoding and TopK, its link both ways, Spark's tasks) exceed a worker's compute "
+          + "(%.1f ms) from P = %s on; its decoding and TopK alone from P = %s on%n", gbit, 1e3 * compute, shown(driverBound),
+          shown(driverComputeBound));
       for (double overlap : new double[] {0, 0.5, 0.9}) {
         int pays = firstP(p -> {
           int g = (int) Math.round(Math.sqrt(p));
@@ -266,7 +285,7 @@ public final class RoundCostReport {
   }
 
   private static String shown(int p) {
-    return p < 0 ? "none up to 100,000" : String.format(Locale.ROOT, "%,d", p);
+    return p < 0 ? "(no P up to 100,000)" : String.format(Locale.ROOT, "%,d", p);
   }
 
   private static String rate(long bits) {
