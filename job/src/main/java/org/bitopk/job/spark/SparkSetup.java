@@ -52,7 +52,6 @@ public final class SparkSetup {
     } else {
       declareSilentExecutorsLost(conf);
       giveUpOnSilentBlockFetches(conf);
-      keepTasksOnTheirExecutors(conf);
     }
     return conf;
   }

@@ -57,9 +57,10 @@ class SparkSetupTest {
   }
 
   @Test
-  void aClusterTaskWaitsTenMinutesForTheExecutorHoldingItsGroup() {
-    assertEquals(600_000L, processLocalityWaitMs(SparkSetup.conf("spark://head:7077")));
-    assertEquals(600_000L, processLocalityWaitMs(SparkSetup.conf("yarn")));
+  void aClusterKeepsSparksLocalityWaitUnlessTasksAreKeptOnTheirExecutors() {
+    assertEquals(3_000L, processLocalityWaitMs(SparkSetup.conf("spark://head:7077")));
+    assertEquals(3_000L, processLocalityWaitMs(SparkSetup.conf("yarn")));
+    assertEquals(600_000L, processLocalityWaitMs(keptTasks(new SparkConf(false))));
     assertEquals(1_000L, processLocalityWaitMs(keptTasks(new SparkConf(false).set("spark.locality.wait", "1s"))));
     assertEquals(2_000L,
         processLocalityWaitMs(keptTasks(new SparkConf(false).set("spark.locality.wait.process", "2s"))));
