@@ -93,4 +93,20 @@ final class PreviousSection {
     }
     return out;
   }
+
+  /** Its chart lines ({@code ![alt](link)}), fresh and kept alike, as it had them. */
+  List<String> chartLines() {
+    List<String> out = new ArrayList<>();
+    for (String line : lines) {
+      if (line.startsWith("![") && line.endsWith(")") && line.contains("](")) {
+        out.add(line);
+      }
+    }
+    return out;
+  }
+
+  /** The link of a Markdown image line {@code ![alt](link)}. */
+  static String imageLink(String line) {
+    return line.substring(line.lastIndexOf("](") + 2, line.length() - 1);
+  }
 }

@@ -178,12 +178,42 @@ final class ReproductionDocument {
         charts.add(chart);
       }
     }
-    if (!charts.isEmpty()) {
+    List<String> fresh = new ArrayList<>();
+    for (Path chart : charts) {
+      fresh.add(image(e.grid().name(), chart));
+    }
+    if (!fresh.isEmpty()) {
       b.append("**Charts** (the runner's comparisons: test accuracy vs epoch and vs bytes delivered, test loss):\n\n");
-      for (Path chart : charts) {
-        b.append(image(e.grid().name(), chart)).append("\n\n");
+      for (String line : fresh) {
+        b.append(line).append("\n\n");
       }
     }
+    List<String> keptCharts = kept.isEmpty() ? List.of() : keptCharts(previous, fresh);
+    if (!keptCharts.isEmpty()) {
+      b.append("The kept rows' charts, as the previous version of this section had them:\n\n");
+      for (String line : keptCharts) {
+        b.append(line).append("\n\n");
+      }
+    }
+  }
+
+  /**
+   * The previous version's chart lines whose image still exists beside the document and that no chart drawn now
+   * replaces (a chart of the same file name shows the regenerated runs instead).
+   */
+  private List<String> keptCharts(PreviousSection previous, List<String> fresh) {
+    Set<String> freshLinks = new HashSet<>();
+    for (String line : fresh) {
+      freshLinks.add(PreviousSection.imageLink(line));
+    }
+    List<String> out = new ArrayList<>();
+    for (String line : previous.chartLines()) {
+      String link = PreviousSection.imageLink(line);
+      if (!freshLinks.contains(link) && Files.isRegularFile(file.getParent().resolve(link))) {
+        out.add(line);
+      }
+    }
+    return out;
   }
 
   /** Which rows this invocation regenerated and which it kept, with what the previous version said of the latter. */

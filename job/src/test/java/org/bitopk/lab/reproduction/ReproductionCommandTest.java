@@ -387,6 +387,17 @@ class ReproductionCommandTest {
     String staleDense = dense.replaceFirst("\\| [^|]+ \\| [^|]+ \\|$", "| 99.99 | +11.86 |");
     String previous = original.replace(row(original, "| 20 | unidirectional |"), uni)
         .replace(row(original, "| 20 | bidirectional |"), bi).replace(dense, staleDense);
+    // two charts only the previous version had: one whose image is still beside the document, one whose is gone
+    Path figures = repository("partial").resolve("job/experiments/figures");
+    String oldChart = "![thesis-fmnist-mlp-quick: old.png](job/experiments/figures/thesis-fmnist-mlp-quick-old.png)";
+    String goneChart = "![thesis-fmnist-mlp-quick: gone.png](job/experiments/figures/thesis-fmnist-mlp-quick-gone.png)";
+    try (Stream<Path> pngs = Files.list(figures)) {
+      Files.copy(pngs.filter(f -> f.getFileName().toString().startsWith("thesis-fmnist-mlp-quick-")).findFirst()
+          .orElseThrow(), figures.resolve("thesis-fmnist-mlp-quick-old.png"));
+    }
+    String previousCharts = section(previous, "## Equal accuracy, Fashion-MNIST MLP");
+    previous = previous.replace(previousCharts, previousCharts.stripTrailing() + "\n\n" + oldChart + "\n\n"
+        + goneChart + "\n\n");
     Files.writeString(file, previous);
     String previousMachine = row(section(previous, "## Equal accuracy, Fashion-MNIST MLP"), "- `experiment");
 
@@ -417,6 +428,19 @@ class ReproductionCommandTest {
     assertTrue(s.contains("> **Ours.** 3 runs in `" + shown(thesis) + "`"), s);
     assertTrue(s.contains("The kept rows' runs, as the previous version of this section recorded their runners' "
         + "invocations:\n\n" + previousMachine + "\n"), s);
+    // the charts: those drawn now, then the previous version's that none of them replaces and whose image exists
+    String charts = s.substring(s.indexOf("**Charts**"));
+    int keptAt = charts.indexOf("The kept rows' charts, as the previous version of this section had them:\n\n"
+        + oldChart + "\n");
+    assertTrue(keptAt > 0, charts);
+    assertFalse(charts.contains(goneChart), "an image no longer beside the document is not linked: " + charts);
+    List<String> chartLines = charts.lines().filter(l -> l.startsWith("![")).toList();
+    assertEquals(chartLines.size(), new java.util.HashSet<>(chartLines).size(), "no chart twice: " + charts);
+    for (String line : chartLines) {
+      assertTrue(Files.isRegularFile(file.getParent().resolve(line.substring(line.lastIndexOf("](") + 2,
+          line.length() - 1))), line);
+    }
+    assertTrue(chartLines.indexOf(oldChart) == chartLines.size() - 1 && chartLines.size() > 1, charts);
     for (String heading : new String[] {"## Downlink saving", "## Time to accuracy against DL4J"}) {
       assertEquals(section(previous, heading), section(after, heading), heading + " kept verbatim");
     }
