@@ -71,7 +71,7 @@ public final class ReproductionCommand implements Callable<Integer> {
           + "replace those of the same claim or are added; the others are kept as they are (their outputs may be "
           + "on another machine); the header's command lists the old inputs and these. An equal-accuracy grid's "
           + "directory may hold only some of its points: the rows of the others are kept from the section being "
-          + "replaced, with what it said of their runs and their runners' machine lines.")
+          + "replaced, with what it said of their runs, their runners' machine lines and its charts.")
   boolean update;
 
   @Override
