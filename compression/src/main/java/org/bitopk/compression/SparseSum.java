@@ -1,6 +1,9 @@
 package org.bitopk.compression;
 
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The sum of many {@link SparseCodec} messages into one dense vector, each coordinate's additions in the order the
@@ -15,7 +18,18 @@ import java.util.Arrays;
  * before the first addition, lists the union of the supports and divides it, so the sum needs no pass of its own.
  * Past a bound on the queued entries (64 MB of buffers) the queue is added into the sum before the next message.
  *
- * <p>One round: {@link #begin}, {@link #add} for each message in order, {@link #finish}. Not thread-safe.
+ * <p><b>Threads.</b> With {@code threads > 1} both stages are shared out, and the result is the same bit for bit
+ * whatever the count. The messages of an {@link #addAll} are decoded at once, each by whichever thread takes it next,
+ * into its own slots of the buffers (its entries are where a lone thread would put them). The sum is cut into one
+ * range of whole blocks per thread; each thread finds where every message's entries of its range start (a binary
+ * search in the message's ascending indices) and adds them block by block as above, in message order, so each
+ * coordinate receives exactly the additions, in the order, of a lone thread; it also zeroes, lists and divides its
+ * own range. No thread decodes a message another decoded, no two touch the same coordinate (blocks are multiples of
+ * 64, so neither the same word of the union's bitmap). The ranges are equal in coordinates, not in entries: supports
+ * crowded into one range leave the other threads waiting.
+ *
+ * <p>One round: {@link #begin}, {@link #add} or {@link #addAll} in message order, {@link #finish}. Not thread-safe:
+ * one caller at a time, which lends its thread to the work.
  */
 public final class SparseSum {
   /** Coordinates of the sum added at a time: 256 KB of floats, a quarter of a core's L2 cache. */
@@ -27,30 +41,59 @@ public final class SparseSum {
   private final long[] marks;
   private final int block;
   private final int queueCapacity;
+  private final HelperThreads threads;
+  /** Range r of the sum is [bounds[r], bounds[r + 1]), whole blocks; one range per thread, fewer for a small sum. */
+  private final int[] bounds;
+  /** Entries added into each range this round: with its length, a bound on its part of the union. */
+  private final long[] rangeEntries;
   private int[] indices = new int[0];
   private float[] values = new float[0];
-  /** Message m's entries are [starts[m], starts[m + 1]) of the buffers; cursors[m] is the next to add. */
+  /** Message m's entries are [starts[m], starts[m + 1]) of the buffers. */
   private int[] starts = new int[2];
-  private int[] cursors = new int[1];
+  /** cursors[r][m]: message m's next entry to add in range r, at first its first entry at or after bounds[r]. */
+  private int[][] cursors;
   private int messages;
   private long entries;
   private boolean zeroed;
 
-  /** @param sum the dense sum, written by {@link #finish}, read by nobody else during a round */
+  /**
+   * One thread, the caller's.
+   *
+   * @param sum the dense sum, written by {@link #finish}, read by nobody else during a round
+   */
   public SparseSum(float[] sum) {
-    this(sum, BLOCK, QUEUE);
+    this(sum, 1);
+  }
+
+  /**
+   * @param sum the dense sum, written by {@link #finish}, read by nobody else during a round
+   * @param threads how many threads decode and add, the caller's included (the others are daemon threads that end
+   *     when idle for {@value HelperThreads#IDLE_SECONDS} s); the result does not depend on it
+   */
+  public SparseSum(float[] sum, int threads) {
+    this(sum, threads, BLOCK, QUEUE);
   }
 
   /** @param block a multiple of 64 */
-  SparseSum(float[] sum, int block, int queueCapacity) {
-    if (sum.length < 1 || block < 64 || block % 64 != 0 || queueCapacity < 1) {
+  SparseSum(float[] sum, int threads, int block, int queueCapacity) {
+    if (sum.length < 1 || block < 64 || block % 64 != 0 || queueCapacity < 1 || threads < 1) {
       throw new IllegalArgumentException("sum of length " + sum.length + ", block " + block + ", queue "
-          + queueCapacity + "; expected a non-empty sum, a block that is a multiple of 64 and a queue >= 1");
+          + queueCapacity + ", threads " + threads + "; expected a non-empty sum, a block that is a multiple of 64, "
+          + "a queue >= 1 and threads >= 1");
     }
     this.sum = sum;
     this.marks = new long[(sum.length + 63) >>> 6];
     this.block = block;
     this.queueCapacity = queueCapacity;
+    long blocks = (sum.length + (long) block - 1) / block;
+    int ranges = (int) Math.min(threads, blocks);
+    this.threads = new HelperThreads(threads);
+    this.bounds = new int[ranges + 1];
+    for (int r = 0; r <= ranges; r++) {
+      bounds[r] = (int) Math.min(sum.length, blocks * r / ranges * block);
+    }
+    this.rangeEntries = new long[ranges];
+    this.cursors = new int[ranges][1];
   }
 
   /** Starts a round: forgets whatever an earlier round left, the sum is zero until the first message. */
@@ -59,6 +102,7 @@ public final class SparseSum {
     entries = 0;
     zeroed = false;
     Arrays.fill(marks, 0L);
+    Arrays.fill(rangeEntries, 0L);
   }
 
   /**
@@ -69,29 +113,107 @@ public final class SparseSum {
    *     is not the sum's; the round is then unchanged
    */
   public int add(byte[] bytes) {
+    return (int) addAll(Collections.singletonList(bytes));
+  }
+
+  /**
+   * {@link #add} of each message in order, the messages decoded at once by the sum's threads.
+   *
+   * @return Σ nnz of the messages
+   * @throws IllegalArgumentException as {@link #add} for the first defective message: the messages before it are
+   *     queued, nothing of it or of those after it
+   */
+  public long addAll(List<byte[]> batch) {
+    int n = batch.size();
+    SparseCodec.Header[] headers = new SparseCodec.Header[n];
+    long added = 0;
+    int from = 0;
+    while (from < n) {
+      int queued = starts[messages];
+      long chunk = 0;
+      int to = from;
+      IllegalArgumentException defect = null;
+      boolean full = false;
+      for (; to < n; to++) {
+        SparseCodec.Header h;
+        try {
+          h = header(batch.get(to));
+        } catch (IllegalArgumentException e) {
+          defect = e;
+          break;
+        }
+        if (messages + (to - from) > 0 && queued + chunk + h.nnz() > queueCapacity) {
+          full = true; // the queue is added into the sum before this message
+          break;
+        }
+        headers[to] = h;
+        chunk += h.nnz();
+      }
+      if (to > from) {
+        added += decode(batch, headers, from, to, queued, chunk);
+      }
+      if (defect != null) {
+        throw defect;
+      }
+      if (full) {
+        addQueued(false, 0f);
+      }
+      from = to;
+    }
+    return added;
+  }
+
+  private SparseCodec.Header header(byte[] bytes) {
     SparseCodec.Header h = SparseCodec.header(bytes);
     if (h.dimension() != sum.length) {
       throw new IllegalArgumentException("message of dimension " + h.dimension() + "; expected " + sum.length);
     }
-    int nnz = h.nnz();
-    int queued = starts[messages];
-    if (messages > 0 && (long) queued + nnz > queueCapacity) {
-      addQueued(false, 0f);
-      queued = 0;
-    }
-    if (indices.length - queued < nnz) {
-      int size = (int) Math.min(Integer.MAX_VALUE - 8, Math.max((long) queued + nnz, indices.length * 3L / 2));
+    return h;
+  }
+
+  /**
+   * Decodes messages [from, to) of the batch into the buffers after the {@code queued} entries there, at once, and
+   * queues those before the first defective one (then thrown); returns their Σ nnz.
+   */
+  private long decode(List<byte[]> batch, SparseCodec.Header[] headers, int from, int to, int queued, long chunk) {
+    int count = to - from;
+    long needed = queued + chunk;
+    if (indices.length < needed) {
+      int size = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(needed, indices.length * 3L / 2));
       indices = Arrays.copyOf(indices, size);
       values = Arrays.copyOf(values, size);
     }
-    SparseCodec.readEntries(bytes, h, indices, values, queued);
-    if (starts.length < messages + 2) {
-      starts = Arrays.copyOf(starts, 2 * starts.length);
-      cursors = new int[starts.length - 1];
+    if (starts.length < messages + count + 2) {
+      starts = Arrays.copyOf(starts, Math.max(2 * starts.length, messages + count + 2));
     }
-    starts[messages + 1] = queued + nnz;
-    messages++;
+    for (int i = 0; i < count; i++) {
+      starts[messages + i + 1] = starts[messages + i] + headers[from + i].nnz();
+    }
+    IllegalArgumentException[] defects = new IllegalArgumentException[count];
+    int[] at = starts;
+    int first = messages;
+    int[] idx = indices;
+    float[] val = values;
+    AtomicInteger next = new AtomicInteger();
+    threads.run(Math.min(count, threads.threads()), part -> {
+      for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+        try {
+          SparseCodec.readEntries(batch.get(from + i), headers[from + i], idx, val, at[first + i]);
+        } catch (IllegalArgumentException e) {
+          defects[i] = e;
+        }
+      }
+    });
+    int good = 0;
+    while (good < count && defects[good] == null) {
+      good++;
+    }
+    long nnz = starts[messages + good] - starts[messages];
+    messages += good;
     entries += nnz;
+    if (good < count) {
+      throw defects[good];
+    }
     return nnz;
   }
 
@@ -113,27 +235,85 @@ public final class SparseSum {
     return addQueued(true, divisor);
   }
 
-  /** Adds the queued messages block by block; at the end of the round also lists (and divides) the union. */
+  /** Adds the queued messages range by range; at the end of the round also lists (and divides) the union. */
   private int[] addQueued(boolean last, float divisor) {
-    int d = sum.length;
+    int ranges = bounds.length - 1;
+    int n = messages;
+    if (cursors[0].length < n) {
+      cursors = new int[ranges][starts.length];
+    }
+    for (int m = 0; m < n; m++) {
+      cursors[0][m] = starts[m];
+      for (int r = 1; r < ranges; r++) {
+        cursors[r][m] = firstAtLeast(cursors[r - 1][m], starts[m + 1], bounds[r]);
+      }
+      for (int r = 0; r < ranges; r++) {
+        rangeEntries[r] += (r + 1 < ranges ? cursors[r + 1][m] : starts[m + 1]) - cursors[r][m];
+      }
+    }
+    int[] union = null;
+    int[] unionAt = new int[ranges + 1];
+    if (last) {
+      for (int r = 0; r < ranges; r++) {
+        unionAt[r + 1] = unionAt[r] + (int) Math.min(bounds[r + 1] - bounds[r], rangeEntries[r]);
+      }
+      union = new int[unionAt[ranges]];
+    }
+    int[] listed = new int[ranges];
+    int[] out = union;
+    threads.run(ranges, r -> listed[r] = addRange(r, out, unionAt[r], divisor));
+    zeroed = true;
+    messages = 0;
+    starts[0] = 0;
+    if (!last) {
+      return null;
+    }
+    int size = listed[0];
+    for (int r = 1; r < ranges; r++) {
+      System.arraycopy(union, unionAt[r], union, size, listed[r]);
+      size += listed[r];
+    }
+    begin();
+    return size == union.length ? union : Arrays.copyOf(union, size);
+  }
+
+  /** The first position in [from, to) of the queued indices whose index is at least {@code bound}, else to. */
+  private int firstAtLeast(int from, int to, int bound) {
+    int lo = from;
+    int hi = to;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (indices[mid] < bound) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * Adds the queued entries of range r block by block in message order; with a union to fill (the round's end) lists
+   * the range's part of it from {@code unionAt} on, dividing unless the divisor is NaN. Returns how many it listed.
+   */
+  private int addRange(int r, int[] union, int unionAt, float divisor) {
     float[] s = sum;
     long[] m = marks;
     int[] idx = indices;
     float[] val = values;
+    int[] cursor = cursors[r];
     int n = messages;
-    System.arraycopy(starts, 0, cursors, 0, n);
-    int[] union = last ? new int[(int) Math.min(d, entries)] : null;
-    int listed = 0;
+    int listed = unionAt;
     boolean divide = !Float.isNaN(divisor);
-    for (int lo = 0; lo < d; lo += block) {
-      int hi = Math.min(d, lo + block);
+    for (int lo = bounds[r], end = bounds[r + 1]; lo < end; lo += block) {
+      int hi = Math.min(end, lo + block);
       if (!zeroed) {
         Arrays.fill(s, lo, hi, 0f);
       }
       for (int msg = 0; msg < n; msg++) {
-        int p = cursors[msg];
-        int end = starts[msg + 1];
-        while (p < end) {
+        int p = cursor[msg];
+        int stop = starts[msg + 1];
+        while (p < stop) {
           int j = idx[p];
           if (j >= hi) {
             break;
@@ -142,9 +322,9 @@ public final class SparseSum {
           m[j >>> 6] |= 1L << j;
           p++;
         }
-        cursors[msg] = p;
+        cursor[msg] = p;
       }
-      if (last) {
+      if (union != null) {
         for (int w = lo >>> 6, wordEnd = (hi + 63) >>> 6; w < wordEnd; w++) {
           long word = m[w];
           if (word == 0) {
@@ -163,13 +343,6 @@ public final class SparseSum {
         }
       }
     }
-    zeroed = true;
-    messages = 0;
-    starts[0] = 0;
-    if (!last) {
-      return null;
-    }
-    begin();
-    return listed == union.length ? union : Arrays.copyOf(union, listed);
+    return listed - unionAt;
   }
 }

@@ -20,8 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * against what it replaced: {@link SparseCodec#decode} of each message into a {@link SparseVector}, whose entries are
  * then added into a dense sum in message order, and the union divided by P. Many uplinks with overlapping supports,
  * in every value format and index layout, with the real block and queue sizes and with tiny ones (many blocks, the
- * queue added into the sum several times a round); sums bit for bit (float addition is not associative, so this also
- * pins the order of the additions) and the union of the supports.
+ * queue added into the sum several times a round), on one thread and on several; sums bit for bit (float addition
+ * is not associative, so this also pins the order of the additions) and the union of the supports.
  */
 class SparseSumTest {
   private static final int[] LAYOUTS = {SparseCodec.LAYOUT_DELTA, SparseCodec.LAYOUT_BITMAP, SparseCodec.LAYOUT_RICE};
@@ -44,7 +44,8 @@ class SparseSumTest {
     SplittableRandom random = new SplittableRandom(31L * d + 7L * layout + format.ordinal());
     int workers = 9;
     float[] sum = new float[d];
-    List<SparseSum> sums = List.of(new SparseSum(sum), new SparseSum(sum, 64, 37), new SparseSum(sum, 128, 1));
+    List<SparseSum> sums = List.of(new SparseSum(sum), new SparseSum(sum, 1, 64, 37), new SparseSum(sum, 1, 128, 1),
+        new SparseSum(sum, 3, 64, 37), new SparseSum(sum, 4, 128, 1));
     for (int round = 0; round < 2; round++) {
       List<byte[]> uplinks = new ArrayList<>();
       for (int w = 0; w < workers; w++) {
@@ -65,7 +66,7 @@ class SparseSumTest {
         mean[j] = mean[j] / workers;
       }
       for (SparseSum s : sums) {
-        boolean divide = s != sums.get(1);
+        boolean divide = s != sums.get(1) && s != sums.get(3);
         s.begin();
         for (byte[] bytes : uplinks) {
           assertEquals(SparseCodec.decode(bytes).nnz(), s.add(bytes));

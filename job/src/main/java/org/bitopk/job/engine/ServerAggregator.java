@@ -1,5 +1,6 @@
 package org.bitopk.job.engine;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.bitopk.compression.CompressorSpec;
@@ -26,22 +27,26 @@ public final class ServerAggregator {
   private final int[] statisticsIndices;
   /** Σ u_i, then a, at the union of the supports and +0 elsewhere: written by {@link #uplinks} each round. */
   private final float[] sum;
-  /** Decodes the uplinks and adds them into {@link #sum} in worker order, one cache-sized block at a time. */
+  /**
+   * Decodes the uplinks and adds them into {@link #sum} in worker order, one cache-sized block at a time, on the
+   * driver's aggregation threads (the same bits on any number of them).
+   */
   private final SparseSum uplinks;
 
   /**
    * @param uplink what the server keeps of the workers' uplinks ({@link ServerUplinkMemory#fresh} or resumed)
    * @param downlink the downlink strategy's server side ({@link DownlinkStrategy#open} or resumed)
+   * @param aggregationThreads threads that decode and sum the uplinks ({@link AggregationThreads}), at least 1
    */
   ServerAggregator(int dimension, int workers, int[] statisticsIndices, ServerUplinkMemory uplink,
-      DownlinkStrategy.ServerDownlink downlink) {
+      DownlinkStrategy.ServerDownlink downlink, int aggregationThreads) {
     this.dimension = dimension;
     this.workers = workers;
     this.uplink = uplink;
     this.downlink = downlink;
     this.statisticsIndices = statisticsIndices.clone();
     this.sum = new float[dimension];
-    this.uplinks = new SparseSum(sum);
+    this.uplinks = new SparseSum(sum, aggregationThreads);
   }
 
   /**
@@ -92,21 +97,22 @@ public final class ServerAggregator {
 
   /**
    * Queues the uplinks for {@link #sum} in worker order (each decoded and checked in full, none turned into a
-   * {@link SparseVector}); returns Σ nnz(u_i). The sum, a = Σ u_i / P and the union come from
-   * {@link SparseSum#finish}: each coordinate adds the workers' values in worker order, then divides by P in float.
+   * {@link SparseVector}, all at once on the aggregation threads); returns Σ nnz(u_i). The sum, a = Σ u_i / P and
+   * the union come from {@link SparseSum#finish}: each coordinate adds the workers' values in worker order, then
+   * divides by P in float.
    */
   private long addUplinks(List<WorkerReport> reports) {
     uplinks.begin();
-    long upNnz = 0;
+    List<byte[]> messages = new ArrayList<>(reports.size());
     for (WorkerReport report : reports) {
       int sent = SparseCodec.dimensionOf(report.uplink);
       if (sent != dimension) {
         throw new IllegalStateException("worker " + report.workerId + " sent dimension " + sent + ", expected "
             + dimension);
       }
-      upNnz += uplinks.add(report.uplink);
+      messages.add(report.uplink);
     }
-    return upNnz;
+    return uplinks.addAll(messages);
   }
 
   /** e_s, a copy. */

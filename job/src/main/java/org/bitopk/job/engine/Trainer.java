@@ -150,6 +150,7 @@ public final class Trainer<S> {
   /** Sets the driver state to x_0 or to the resume point; returns the first round. */
   private int start(int dimension) {
     int workers = plan.workers();
+    int aggregationThreads = AggregationThreads.of(sc.getConf());
     acceptedTokens = new long[workers];
     Arrays.fill(acceptedTokens, WorkerState.INITIAL);
     holders = new String[workers];
@@ -157,7 +158,7 @@ public final class Trainer<S> {
       master = problem.initialParameters();
       server = new ServerAggregator(dimension, workers, factory.statisticsIndices(),
           ServerUplinkMemory.fresh(plan.uplink(), dimension),
-          plan.downlink().open(dimension, RandomStreams.server(plan.seed())));
+          plan.downlink().open(dimension, RandomStreams.server(plan.seed())), aggregationThreads);
       iteration = 0;
     } else {
       if (resume.workers().size() != workers || resume.seed() != plan.seed()) {
@@ -176,7 +177,7 @@ public final class Trainer<S> {
       server = new ServerAggregator(dimension, workers, factory.statisticsIndices(),
           ServerUplinkMemory.resume(plan.uplink(), resume.serverEstimate()),
           plan.downlink().resume(dimension, RandomStreams.server(plan.seed()), resume.serverResidual(),
-              resume.serverCompressorState()));
+              resume.serverCompressorState()), aggregationThreads);
       iteration = resume.iteration();
       counters = resume.counters();
       epochLossSum = resume.epochLossSum();

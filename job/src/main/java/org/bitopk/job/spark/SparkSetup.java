@@ -3,6 +3,8 @@ package org.bitopk.job.spark;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.bitopk.job.BadInputException;
+import org.bitopk.job.engine.AggregationThreads;
 import scala.Tuple2;
 
 /** The Spark configuration the job runs with. */
@@ -53,7 +55,17 @@ public final class SparkSetup {
       declareSilentExecutorsLost(conf);
       giveUpOnSilentBlockFetches(conf);
     }
+    checkAggregationThreads(conf);
     return conf;
+  }
+
+  /** The driver's aggregation threads, if set, checked before Spark starts (read again by the driver loop). */
+  static void checkAggregationThreads(SparkConf conf) {
+    try {
+      AggregationThreads.of(conf);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage(), e);
+    }
   }
 
   /**

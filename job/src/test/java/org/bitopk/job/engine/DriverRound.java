@@ -39,9 +39,10 @@ final class DriverRound implements AutoCloseable {
   /**
    * @param k the uplink's and the downlink's k
    * @param distinctRounds how many rounds of uplinks to make; round t replays those of t mod distinctRounds
+   * @param aggregationThreads the driver's threads that decode and sum the uplinks
    */
   static DriverRound create(JavaSparkContext sc, SyntheticGradientSetting setting, int workers, int k, long seed,
-      int distinctRounds) {
+      int distinctRounds, int aggregationThreads) {
     int d = setting.dimension();
     SyntheticGradients gradients = new SyntheticGradients(setting, workers, k, seed);
     List<List<WorkerReport>> uplinks = new ArrayList<>();
@@ -57,7 +58,8 @@ final class DriverRound implements AutoCloseable {
       uplinks.add(reports);
     }
     ServerAggregator server = new ServerAggregator(d, workers, new int[0], ServerUplinkMemory.NONE,
-        DownlinkStrategy.compressed(CompressorSpec.parse("topk"), k).open(d, RandomStreams.server(seed)));
+        DownlinkStrategy.compressed(CompressorSpec.parse("topk"), k).open(d, RandomStreams.server(seed)),
+        aggregationThreads);
     DownlinkWindow window = new DownlinkWindow(sc, WINDOW, WINDOW);
     float[] master = new float[d];
     window.start(0, master, ReplicaStart.builtOnExecutors(master));

@@ -29,8 +29,9 @@ import org.openjdk.jmh.runner.options.CommandLineOptions;
 
 /**
  * The driver's time per bidirectional round ({@link DriverRound}: decode P uplinks, average, server error feedback and
- * TopK, encode, apply, broadcast) over d, P logical workers and ρ = k/d, the synthetic-gradient problem's uplinks with
- * disjoint supports (overlap 0: the driver receives P·k distinct coordinates while P·k ≤ d). Beside it,
+ * TopK, encode, apply, broadcast) over d, P logical workers, ρ = k/d and the driver's aggregation threads (the decode
+ * and sum of the uplinks; 1 unless given), the synthetic-gradient problem's uplinks with disjoint supports (overlap 0:
+ * the driver receives P·k distinct coordinates while P·k ≤ d). Beside it,
  * {@link #memoryPass}: one copy of d floats (a read and a write of 4d bytes), the yardstick of the target. At the end of
  * each fork the driver's memory high-water marks are printed as one {@code driver-memory} line. One JVM per point, a
  * local Spark context for the broadcasts. Run with {@code job/bench/driver.sh}.
@@ -48,6 +49,9 @@ public class DriverRoundBenchmark {
   public int workers;
   @Param({"0.001", "0.01"})
   public double density;
+  /** The driver's aggregation threads (decode and sum of the uplinks); the rest of the round runs on one. */
+  @Param({"1"})
+  public int threads;
 
   private JavaSparkContext sc;
   private DriverRound driver;
@@ -66,7 +70,7 @@ public class DriverRoundBenchmark {
     sc = SparkSetup.start(SparkSetup.conf("local[1]").setAppName("driver-benchmark")
         .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1")
         .set("spark.driver.bindAddress", "127.0.0.1"));
-    driver = DriverRound.create(sc, SyntheticGradientSetting.of(dimension, 0, 0.001), workers, k, 1, 2);
+    driver = DriverRound.create(sc, SyntheticGradientSetting.of(dimension, 0, 0.001), workers, k, 1, 2, threads);
   }
 
   /** JMH runs memoryPass once per (d, P, ρ) too; it needs neither Spark nor uplinks. */
@@ -114,8 +118,8 @@ public class DriverRoundBenchmark {
     long retained = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     String hwm = Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("VmHWM:"))
         .map(l -> l.replaceAll("[^0-9]", "")).findFirst().orElse("-1");
-    return String.format(Locale.ROOT, "driver-memory d=%d P=%d rho=%s heap_peak_mb=%d heap_retained_mb=%d "
-        + "nonheap_peak_mb=%d buffers_mb=%d rss_hwm_mb=%d", dimension, workers, density, heapPeak >> 20,
+    return String.format(Locale.ROOT, "driver-memory d=%d P=%d rho=%s threads=%d heap_peak_mb=%d heap_retained_mb=%d "
+        + "nonheap_peak_mb=%d buffers_mb=%d rss_hwm_mb=%d", dimension, workers, density, threads, heapPeak >> 20,
         retained >> 20, nonHeapPeak >> 20, buffers >> 20, Long.parseLong(hwm) >> 10);
   }
 

@@ -10,7 +10,8 @@ import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.job.LocalSpark;
 import org.bitopk.job.problem.synthetic.SyntheticGradientSetting;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -22,15 +23,16 @@ class DriverRoundTest {
   @RegisterExtension
   static final LocalSpark SPARK = new LocalSpark();
 
-  @Test
-  void theBenchmarkedRoundAggregatesLikeABruteForceServer() {
+  @ParameterizedTest(name = "{0} aggregation threads")
+  @ValueSource(ints = {1, 3})
+  void theBenchmarkedRoundAggregatesLikeABruteForceServer(int threads) {
     int d = 3000;
     int workers = 5;
     int k = 40;
     float[] x = new float[d];
     float[] e = new float[d];
     try (DriverRound driver = DriverRound.create(SPARK.context(), SyntheticGradientSetting.of(d, 0.3, 0.001), workers,
-        k, 9, 2)) {
+        k, 9, 2, threads)) {
       assertEquals((long) workers * k, driver.receivedCoordinates());
       for (int t = 0; t < 5; t++) {
         List<SparseVector> uplinks = driver.uplinks(t);

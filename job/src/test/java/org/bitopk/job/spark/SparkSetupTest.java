@@ -2,12 +2,15 @@ package org.bitopk.job.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.spark.SparkConf;
 import org.apache.spark.internal.config.Network$;
 import org.apache.spark.internal.config.package$;
 import org.apache.spark.network.netty.SparkTransportConf;
+import org.bitopk.job.BadInputException;
+import org.bitopk.job.engine.AggregationThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,7 +22,8 @@ import scala.Option;
  * and transport configuration, the ones its heartbeat receiver and block transfers read (so a misspelt key or unit
  * would read as Spark's defaults, 120 s, 60 s and 120 s); a round's task waits 10 minutes for the executor that
  * holds its group, as the task scheduler reads the process-level locality wait, unless the user gave a locality
- * wait or turned speculation on; a local master is left as Spark has it, and so is any timeout the user gave.
+ * wait or turned speculation on; a local master is left as Spark has it, and so is any timeout the user gave; a
+ * count of the driver's aggregation threads that is not one is bad input before Spark starts.
  */
 class SparkSetupTest {
   private static Option<Object> heartbeatTimeoutMs(SparkConf conf) {
@@ -91,5 +95,17 @@ class SparkSetupTest {
     assertFalse(conf.contains("spark.network.timeoutInterval") && !key.equals("spark.network.timeoutInterval"));
     assertFalse(conf.contains("spark.storage.blockManagerHeartbeatTimeoutMs")
         && !key.startsWith("spark.storage.blockManager"));
+  }
+
+  @Test
+  void aBadCountOfAggregationThreadsIsBadInputBeforeSparkStarts() {
+    System.setProperty(AggregationThreads.KEY, "many");
+    try {
+      BadInputException e = assertThrows(BadInputException.class, () -> SparkSetup.conf("local[2]"));
+      assertEquals("spark.bitopk.driver.aggregationThreads = 'many'; expected a whole number of threads from 1 to 256",
+          e.getMessage());
+    } finally {
+      System.clearProperty(AggregationThreads.KEY);
+    }
   }
 }
