@@ -73,6 +73,11 @@ require_value() {
   [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || die "option $1 needs a value (see --help)"
 }
 
+# require_setting OPTION VALUE: a Spark setting, KEY=VALUE.
+require_setting() {
+  [[ "$2" == *=* ]] || die "option $1 expects key=value, got '$2'"
+}
+
 # require_positive_int OPTION VALUE
 require_positive_int() {
   [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "option $1 must be a positive integer, got '$2'"
@@ -110,8 +115,7 @@ parse_common() {
       -h|--help) usage; exit 0 ;;
       --jar) require_value "$@"; JAR_OPTION="$2"; shift 2 ;;
       --defaults) require_value "$@"; DEFAULTS_FILE="$2"; shift 2 ;;
-      --conf) require_value "$@"; [[ "$2" == *=* ]] || die "option --conf expects key=value, got '$2'"
-              EXPLICIT_CONF+=(--conf "$2"); shift 2 ;;
+      --conf) require_value "$@"; require_setting "$@"; EXPLICIT_CONF+=(--conf "$2"); shift 2 ;;
       --dry-run) DRY_RUN=1; shift ;;
       --) shift; JOB_ARGS+=("$@"); break ;;
       *)

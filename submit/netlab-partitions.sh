@@ -33,6 +33,8 @@ Options:
   --rate R           every link's rate (default 1gbit)
   --rounds N         rounds of training (default 2808: six epochs, which on an idle machine outlast a
                      150 s partition, so the table sees the host come back)
+  --conf KEY=VALUE   one more Spark setting for every run (repeatable), passed to netlab.sh; BENCHMARKS.md's
+                     partitions ran with spark.locality.wait.process=10min
   -h, --help         this help
 HELP
 }
@@ -44,6 +46,7 @@ HOST=2
 RATE=1gbit
 ROUNDS=2808
 EXTRA=()
+CONF=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
@@ -55,6 +58,7 @@ while [[ $# -gt 0 ]]; do
             HOST="$2"; shift 2 ;;
     --rate) require_value "$@"; RATE="$2"; shift 2 ;;
     --rounds) require_value "$@"; require_positive_int "$1" "$2"; ROUNDS="$2"; shift 2 ;;
+    --conf) require_value "$@"; require_setting "$@"; CONF+=(--conf "$2"); shift 2 ;;
     --) shift; EXTRA=("$@"); break ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
@@ -81,7 +85,7 @@ for length in "${LENGTH_LIST[@]}"; do
   [[ ! -e "$lab" ]] || die "$lab exists but holds no netlab.json (an interrupted run): remove it to run that length again"
   echo "netlab-partitions.sh: partition ${length}: $lab" >&2
   "$BITOPK_SUBMIT_DIR/netlab.sh" --hosts 2 --rate "$RATE" --time-limit $(( ${length/none/0} + 900 )) \
-    --lab-dir "$lab" "${fault[@]}" -- \
+    --lab-dir "$lab" "${fault[@]}" "${CONF[@]}" -- \
     train --workers 4 --tasks 2 --mode bidirectional --batch-size 32 --epochs "$EPOCHS" --max-iterations "$ROUNDS" \
     --quiet \
     --output "$lab/run" "${EXTRA[@]}" \

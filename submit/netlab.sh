@@ -43,6 +43,9 @@ Options:
   --probe MB           before the job, time an MB-megabyte TCP transfer from host 1 to host 0 and record
                        the measured rate in netlab.json (default 0: no probe)
 $(lab_security_help)
+  --conf KEY=VALUE     one more Spark setting for the job (repeatable), after the lab's own, so it wins; e.g.
+                       spark.locality.wait.process=10min keeps a round's tasks on their executors through a
+                       short partition (see submit/README.md)
   --time-limit S       every process the lab starts is stopped after S seconds (default 3600)
   --lab-dir DIR        logs, Spark home, counters (default: runs/netlab-<UTC time>-<PID>)
   --cleanup            remove what killed invocations left (namespaces bk<PID>-*, their processes, the
@@ -67,6 +70,7 @@ TIME_LIMIT=3600
 LAB_DIR=""
 CLEANUP_ONLY=0
 JOB_ARGS=()
+USER_CONF=()
 DAEMON_HEAP=256m
 ADDRESS_BASE=198.18.0.       # RFC 2544's benchmarking range; only ever inside namespaces created here
 MASTER_PORT=7077
@@ -83,6 +87,7 @@ while [[ $# -gt 0 ]]; do
     --delay) require_value "$@"; DELAYS="$2"; shift 2 ;;
     --loss) require_value "$@"; LOSSES="$2"; shift 2 ;;
     --fault) require_value "$@"; FAULTS+=("$2"); shift 2 ;;
+    --conf) require_value "$@"; require_setting "$@"; USER_CONF+=("-D$2"); shift 2 ;;
     --probe) require_value "$@"; [[ "$2" =~ ^[0-9]+$ ]] || die "option --probe must be a whole number of megabytes, got '$2'"
              PROBE_MB="$2"; shift 2 ;;
     --time-limit) require_value "$@"; require_positive_int "$1" "$2"; TIME_LIMIT="$2"; shift 2 ;;
@@ -501,7 +506,7 @@ run_driver() {
     "-Dspark.executorEnv.OMP_NUM_THREADS=1" "-Dspark.executor.memory=$MEMORY" \
     "-Dspark.executor.cores=$CORES" "-Dspark.cores.max=$((HOSTS * CORES))" \
     "-Dspark.scheduler.minRegisteredResourcesRatio=1.0" "-Dspark.scheduler.maxRegisteredResourcesWaitingTime=120s" \
-    "${DRIVER_SECURITY[@]}" -cp "$CP" "$BITOPK_MAIN_CLASS" "${JOB_ARGS[@]}"
+    "${DRIVER_SECURITY[@]}" "${USER_CONF[@]}" -cp "$CP" "$BITOPK_MAIN_CLASS" "${JOB_ARGS[@]}"
   DRIVER_PID=$LAST_PID
 }
 

@@ -15,8 +15,6 @@ public final class SparkSetup {
   static final String SILENCE_CHECK_INTERVAL = "5s";
   /** How long a block fetch waits on an executor that says nothing before it gives up on it. */
   static final String BLOCK_FETCH_SILENCE = "15s";
-  /** How long a round's task waits for the executor that holds its group's block and worker state. */
-  static final String GROUP_EXECUTOR_WAIT = "10min";
 
   private SparkSetup() {}
 
@@ -27,7 +25,10 @@ public final class SparkSetup {
    * costs measurable time per job); OMP_NUM_THREADS=1 for executors because Spark already runs one task per
    * core and ND4J's OpenMP threads would oversubscribe them. Broadcasts are not compressed: the per-iteration
    * update is already SparseCodec-packed (LZ4 would only cost a codec and a copy per iteration) and the dense
-   * snapshot's float bits hardly compress.
+   * snapshot's float bits hardly compress. The locality wait stays Spark's 3 s a level: a longer one keeps a
+   * round's task on the executor holding its group through a short partition, but a round whose executor is
+   * lost while another of its tasks still runs can then stall that long; a user sets it with
+   * spark.locality.wait.process (job/docs/training.md).
    */
   public static SparkConf conf(String master) {
     SparkConf conf = new SparkConf();
@@ -103,25 +104,6 @@ public final class SparkSetup {
    */
   static void giveUpOnSilentBlockFetches(SparkConf conf) {
     conf.setIfMissing("spark.shuffle.io.connectionTimeout", BLOCK_FETCH_SILENCE);
-  }
-
-  /**
-   * A group's task prefers the executor that caches its block and holds its workers' residuals. When that executor
-   * is busy or silent (a cut-off host, another group's task still on its only core), Spark's delay scheduling
-   * starts the task elsewhere after spark.locality.wait (3 s) per locality level, 6 s on a cluster: there it
-   * fetches the block from the silent executor or rebuilds it, steps its workers from fresh residuals (counted in
-   * lost_residuals), and the group stays on the new executor, so the old one's residuals are lost again when the
-   * group goes back. The job lets the task wait for its executor instead, for up to 10 minutes; an executor the
-   * driver declares lost drops its blocks, and the task then starts elsewhere at once. The cost: a round waits
-   * for a busy executor even while another is idle. Left alone when the user gave a locality wait of their own
-   * or turned speculation on (a speculative copy must run elsewhere).
-   */
-  static void keepTasksOnTheirExecutors(SparkConf conf) {
-    if (conf.contains("spark.locality.wait") || conf.contains("spark.locality.wait.process")
-        || conf.getBoolean("spark.speculation", false)) {
-      return;
-    }
-    conf.set("spark.locality.wait.process", GROUP_EXECUTOR_WAIT);
   }
 
   /**

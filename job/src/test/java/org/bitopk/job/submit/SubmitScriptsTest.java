@@ -65,7 +65,8 @@ class SubmitScriptsTest {
       Map<String, String> expectedConf, List<String> expectedPairs, @TempDir Path tmp) throws Exception {
     Path jar = Files.createFile(tmp.resolve("app.jar"));
     List<String> args = new ArrayList<>(options);
-    args.addAll(List.of("--jar", jar.toString(), "--conf", "spark.executor.memory=7g", "--",
+    args.addAll(List.of("--jar", jar.toString(), "--conf", "spark.executor.memory=7g",
+        "--conf", "spark.locality.wait.process=10min", "--",
         "train", "--workers", "3", "--out", "dir with space"));
     Result result = run(script, args, fakeSparkSubmit(tmp), tmp,
         Map.of("HADOOP_CONF_DIR", tmp.toString(), SECRET_VARIABLE, SECRET));
@@ -94,6 +95,7 @@ class SubmitScriptsTest {
       }
     }
     assertEquals("7g", conf.get("spark.executor.memory"), "explicit --conf overrides the defaults file");
+    assertEquals("10min", conf.get("spark.locality.wait.process"), "a setting the defaults file lacks arrives too");
     expectedConf.forEach((k, v) -> assertEquals(v, conf.get(k), k));
     for (int i = 0; i < expectedPairs.size(); i += 2) {
       assertEquals(expectedPairs.get(i + 1), valueAfter(argv, expectedPairs.get(i)), expectedPairs.get(i));
@@ -179,6 +181,17 @@ class SubmitScriptsTest {
     assertEquals(1, result.stderr.lines().count(), result.toString());
     assertTrue(result.stderr.contains(message), result.stderr);
     assertFalse(Files.exists(tmp.resolve("argv")), "spark-submit must not run");
+  }
+
+  /** The network lab's scripts check a Spark setting before they need root or create anything. */
+  @ParameterizedTest
+  @ValueSource(strings = {"netlab.sh", "netlab-partitions.sh"})
+  void aLabSettingWithoutAValueFailsWithOneLine(String script, @TempDir Path tmp) throws Exception {
+    Result result = run(script, List.of("--conf", "spark.locality.wait.process", "--", "train"), "/usr/bin:/bin", tmp);
+    assertEquals(2, result.exit, result.toString());
+    assertEquals(1, result.stderr.lines().count(), result.toString());
+    assertTrue(result.stderr.contains("option --conf expects key=value, got 'spark.locality.wait.process'"),
+        result.stderr);
   }
 
   @Test
