@@ -102,6 +102,15 @@ public final class PartitionTable {
     boolean workedAgain() {
       return roundsAfterRejoin > 0 && sentPerRoundAfter >= WORK_AGAIN_SHARE * sentPerRoundBefore;
     }
+
+    /**
+     * Whether the counters tell if the rejoined host got work: rounds ran after the link came back, and the counter
+     * samples span completed rounds both before the cut and after the link came back (a run with a round or two
+     * left between two samples has no bytes per round to compare).
+     */
+    boolean rejoinMeasured() {
+      return roundsAfterRejoin > 0 && !Double.isNaN(sentPerRoundAfter) && !Double.isNaN(sentPerRoundBefore);
+    }
   }
 
   static List<Row> rows(Path dir) throws IOException {
@@ -409,7 +418,8 @@ public final class PartitionTable {
       if (undisturbed != null) {
         accuracy += String.format(Locale.ROOT, " (%+.2f)", 100 * (r.accuracy() - undisturbed.accuracy()));
       }
-      String work = r.roundsAfterRejoin() == 0 ? "— (run over)"
+      String work = r.roundsAfterRejoin() == 0 ? "— (no round after the link came back)"
+          : !r.rejoinMeasured() ? "— (too few rounds between the counter samples to tell)"
           : String.format(Locale.ROOT, "%s (%.0f KB/round, %.0f before)", r.workedAgain() ? "yes" : "no",
               r.sentPerRoundAfter() / 1e3, r.sentPerRoundBefore() / 1e3);
       String model = undisturbed == null || r.model().isEmpty() || undisturbed.model().isEmpty() ? "—"
@@ -423,7 +433,7 @@ public final class PartitionTable {
     return out.toString();
   }
 
-  private static ArrayNode json(List<Row> rows) {
+  static ArrayNode json(List<Row> rows) {
     ArrayNode array = JSON.createArrayNode();
     for (Row r : rows) {
       ObjectNode n = array.addObject();
@@ -445,7 +455,11 @@ public final class PartitionTable {
       n.put("rounds_after_rejoin", r.roundsAfterRejoin());
       number(n, "host_sent_bytes_per_round_before", r.sentPerRoundBefore());
       number(n, "host_sent_bytes_per_round_after_rejoin", r.sentPerRoundAfter());
-      n.put("host_got_work_again", r.disturbed() && r.workedAgain());
+      if (r.disturbed() && r.rejoinMeasured()) {
+        n.put("host_got_work_again", r.workedAgain());
+      } else {
+        n.putNull("host_got_work_again");   // undisturbed, or the counters cannot tell
+      }
     }
     return array;
   }

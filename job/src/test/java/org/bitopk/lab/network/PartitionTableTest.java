@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -163,6 +164,31 @@ class PartitionTableTest {
     IllegalStateException unnamed = assertThrows(IllegalStateException.class,
         () -> PartitionTable.partitionSeconds(dir.resolve("cut"), 10.0, Double.NaN));
     assertTrue(unnamed.getMessage().contains("down-SECONDS"), unnamed.getMessage());
+  }
+
+  @Test
+  void aRunThatEndsRightAfterTheLinkComesBackSaysItCannotTell() throws IOException {
+    // link down 10 s .. 40.4 s; the run's last 2 rounds end after it, with one counter sample (42 s) after the link
+    // came back: no bytes per round to compare with the 1,000 before the cut
+    double[] seconds = {2, 4, 6, 8, 10, 20, 30, 40, 42};
+    long[] rounds = {1, 2, 3, 4, 4, 4, 4, 4, 6};
+    long[] sent = {1000, 2000, 3000, 4000, 4000, 4000, 4000, 4000, 5800};
+    lab("down-30", netlab(seconds, rounds, sent, 10.0, 40.4), new double[] {3.0, 0.2, 0.2, 0.2, 31.5, 0.2},
+        new int[6], 0.79);
+    List<PartitionTable.Row> rows = PartitionTable.rows(dir);
+    assertEquals(2, rows.get(0).roundsAfterRejoin());
+    assertFalse(rows.get(0).rejoinMeasured());
+
+    // and a run over before the link came back
+    PartitionTable.Row over = new PartitionTable.Row("down-150", 150, 2, 9, 75.9, 0.2, 76, 74, "worker lost", 74, 2, 3,
+        0.8, "", 120, 0, 30_000, Double.NaN);
+    String table = PartitionTable.markdown(List.of(rows.get(0), over));
+    assertFalse(table.contains("NaN"), table);
+    assertTrue(table.contains("| 2 | — (too few rounds between the counter samples to tell) |"), table);
+    assertTrue(table.contains("| 0 | — (no round after the link came back) |"), table);
+    for (JsonNode row : PartitionTable.json(List.of(rows.get(0), over))) {
+      assertTrue(row.get("host_got_work_again").isNull(), row.toString());
+    }
   }
 
   @Test
