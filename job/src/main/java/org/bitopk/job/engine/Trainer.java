@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalInt;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.problem.Evaluation;
@@ -40,6 +41,8 @@ public final class Trainer<S> {
   private final List<RunListener> listeners;
   private ResumePoint resume;
   private VectorCapture capture;
+  /** The driver's aggregation threads when given, else {@link AggregationThreads#of} the Spark configuration. */
+  private OptionalInt aggregationThreads = OptionalInt.empty();
 
   private ObjectiveFactory<S> factory;
   private JavaRDD<S> groups;
@@ -80,6 +83,18 @@ public final class Trainer<S> {
   /** Where the compensated vectors of the plan's capture rounds go; required when the plan lists any. */
   public Trainer<S> captureTo(VectorCapture sink) {
     this.capture = sink;
+    return this;
+  }
+
+  /**
+   * Decodes and sums the uplinks on this many of the driver's threads instead of the count of
+   * {@link AggregationThreads}: the run's bits do not depend on it.
+   */
+  public Trainer<S> aggregationThreads(int threads) {
+    if (threads < 1) {
+      throw new IllegalArgumentException("aggregation threads = " + threads + "; expected at least 1");
+    }
+    this.aggregationThreads = OptionalInt.of(threads);
     return this;
   }
 
@@ -150,7 +165,7 @@ public final class Trainer<S> {
   /** Sets the driver state to x_0 or to the resume point; returns the first round. */
   private int start(int dimension) {
     int workers = plan.workers();
-    int aggregationThreads = AggregationThreads.of(sc.getConf());
+    int threads = aggregationThreads.orElseGet(() -> AggregationThreads.of(sc.getConf()));
     acceptedTokens = new long[workers];
     Arrays.fill(acceptedTokens, WorkerState.INITIAL);
     holders = new String[workers];
@@ -158,7 +173,7 @@ public final class Trainer<S> {
       master = problem.initialParameters();
       server = new ServerAggregator(dimension, workers, factory.statisticsIndices(),
           ServerUplinkMemory.fresh(plan.uplink(), dimension),
-          plan.downlink().open(dimension, RandomStreams.server(plan.seed())), aggregationThreads);
+          plan.downlink().open(dimension, RandomStreams.server(plan.seed())), threads);
       iteration = 0;
     } else {
       if (resume.workers().size() != workers || resume.seed() != plan.seed()) {
@@ -177,7 +192,7 @@ public final class Trainer<S> {
       server = new ServerAggregator(dimension, workers, factory.statisticsIndices(),
           ServerUplinkMemory.resume(plan.uplink(), resume.serverEstimate()),
           plan.downlink().resume(dimension, RandomStreams.server(plan.seed()), resume.serverResidual(),
-              resume.serverCompressorState()), aggregationThreads);
+              resume.serverCompressorState()), threads);
       iteration = resume.iteration();
       counters = resume.counters();
       epochLossSum = resume.epochLossSum();
