@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * search in the message's ascending indices) and adds them block by block as above, in message order, so each
  * coordinate receives exactly the additions, in the order, of a lone thread; it also zeroes, lists and divides its
  * own range. No thread decodes a message another decoded, no two touch the same coordinate (blocks are multiples of
- * 64, so neither the same word of the union's bitmap). The ranges are equal in coordinates, not in entries: supports
- * crowded into one range leave the other threads waiting.
+ * 64, so neither the same word of the union's bitmap). The ranges are cut at each round's first addition so that
+ * each costs about the same (its coordinates, and its entries weighted by {@link #ENTRY_WEIGHT}).
  *
  * <p>One round: {@link #begin}, {@link #add} or {@link #addAll} in message order, {@link #finish}. Not thread-safe:
  * one caller at a time, which lends its thread to the work.
@@ -42,7 +42,13 @@ public final class SparseSum {
   private final int block;
   private final int queueCapacity;
   private final HelperThreads threads;
-  /** Range r of the sum is [bounds[r], bounds[r + 1]), whole blocks; one range per thread, fewer for a small sum. */
+  /** An entry costs about as much to add as this many coordinates cost to zero, sweep and write back. */
+  static final int ENTRY_WEIGHT = 4;
+
+  /**
+   * Range r of the sum is [bounds[r], bounds[r + 1]), whole blocks; one range per thread, fewer for a small sum. Cut
+   * anew at each round's first addition so that the ranges cost about the same.
+   */
   private final int[] bounds;
   /** Entries added into each range this round: with its length, a bound on its part of the union. */
   private final long[] rangeEntries;
@@ -89,9 +95,7 @@ public final class SparseSum {
     int ranges = (int) Math.min(threads, blocks);
     this.threads = new HelperThreads(threads);
     this.bounds = new int[ranges + 1];
-    for (int r = 0; r <= ranges; r++) {
-      bounds[r] = (int) Math.min(sum.length, blocks * r / ranges * block);
-    }
+    bounds[ranges] = sum.length;
     this.rangeEntries = new long[ranges];
     this.cursors = new int[ranges][1];
   }
@@ -242,6 +246,9 @@ public final class SparseSum {
     if (cursors[0].length < n) {
       cursors = new int[ranges][starts.length];
     }
+    if (!zeroed) {
+      cutRanges(n);
+    }
     for (int m = 0; m < n; m++) {
       cursors[0][m] = starts[m];
       for (int r = 1; r < ranges; r++) {
@@ -275,6 +282,48 @@ public final class SparseSum {
     }
     begin();
     return size == union.length ? union : Arrays.copyOf(union, size);
+  }
+
+  /**
+   * Cuts the sum into ranges of whole blocks that cost about the same to add the queued entries into: each range's
+   * coordinates plus {@link #ENTRY_WEIGHT} per entry in it (supports crowded into a few blocks would otherwise leave
+   * most threads waiting). The bits do not depend on where the cuts fall.
+   */
+  private void cutRanges(int n) {
+    int ranges = bounds.length - 1;
+    int blocks = (int) ((sum.length + (long) block - 1) / block);
+    double total = cost(blocks, n);
+    int from = 0;
+    for (int r = 1; r < ranges; r++) {
+      double target = total * r / ranges;
+      int lo = from;
+      int hi = blocks;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (cost(mid, n) < target) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      bounds[r] = (int) Math.min(sum.length, (long) lo * block);
+      from = lo;
+    }
+  }
+
+  /** The cost of the first {@code blocks} blocks: their coordinates and {@link #ENTRY_WEIGHT} per queued entry. */
+  private double cost(int blocks, int n) {
+    int end = (int) Math.min(sum.length, (long) blocks * block);
+    long queued = 0;
+    for (int m = 0; m < n; m++) {
+      queued += firstAtLeast(starts[m], starts[m + 1], end) - starts[m];
+    }
+    return end + (double) ENTRY_WEIGHT * queued;
+  }
+
+  /** Where the ranges of this round begin, and the sum's end: for tests. */
+  int[] rangeBounds() {
+    return bounds.clone();
   }
 
   /** The first position in [from, to) of the queued indices whose index is at least {@code bound}, else to. */

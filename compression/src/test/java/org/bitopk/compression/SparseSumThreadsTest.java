@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * same sums bit for bit and the same union, whatever the thread count. Random rounds of P messages over d coordinates
  * at densities from empty to dense: empty messages, the same message twice, supports that overlap or crowd into one
  * part of the sum, d not a multiple of the block and more or fewer blocks than threads (ranges of unequal length),
- * the queue added into the sum in the middle of a batch, two rounds on the same sum.
+ * the queue added into the sum in the middle of a batch, two rounds on the same sum; and where the ranges are cut.
  */
 class SparseSumThreadsTest {
   private static final int ROUNDS = 2;
@@ -117,6 +117,53 @@ class SparseSumThreadsTest {
     Expected expected = decodeThenAdd(good, d, false);
     assertArrayEquals(expected.union, s.finish());
     assertArrayEquals(bits(expected.sum), bits(sum));
+  }
+
+  /**
+   * Messages whose entries all lie in the first tenth of the sum: the ranges are cut so that each costs about a
+   * quarter of the whole (its coordinates and {@link SparseSum#ENTRY_WEIGHT} per entry, counted here from the decoded
+   * messages), within the cost of one block, instead of a quarter of the coordinates each.
+   */
+  @Test
+  void cutsRangesOfAboutEqualCostWhenTheSupportsCrowd() {
+    int block = 64;
+    int d = block * 400;
+    SplittableRandom random = new SplittableRandom(12);
+    List<byte[]> crowded = new ArrayList<>();
+    for (int w = 0; w < 8; w++) {
+      int[] idx = IntStream.range(0, d / 10).filter(j -> random.nextBoolean()).toArray();
+      float[] val = new float[idx.length];
+      Arrays.fill(val, 1.5f);
+      crowded.add(SparseCodec.encode(SparseVector.of(d, idx, val), ValueFormat.FP32));
+    }
+    long[] entriesPerBlock = new long[d / block];
+    for (byte[] bytes : crowded) {
+      for (int j : SparseCodec.decode(bytes).indices()) {
+        entriesPerBlock[j / block]++;
+      }
+    }
+    SparseSum s = new SparseSum(new float[d], 4, block, SparseSum.QUEUE);
+    s.begin();
+    s.addAll(crowded);
+    s.finish();
+    int[] bounds = s.rangeBounds();
+    assertEquals(5, bounds.length);
+    double[] cost = new double[4];
+    double heaviestBlock = 0;
+    for (int b = 0; b < entriesPerBlock.length; b++) {
+      double c = block + (double) SparseSum.ENTRY_WEIGHT * entriesPerBlock[b];
+      heaviestBlock = Math.max(heaviestBlock, c);
+      int r = 0;
+      while (b * block >= bounds[r + 1]) {
+        r++;
+      }
+      cost[r] += c;
+    }
+    double quarter = Arrays.stream(cost).sum() / 4;
+    for (int r = 0; r < 4; r++) {
+      assertEquals(quarter, cost[r], heaviestBlock, "range " + r + " of " + Arrays.toString(bounds));
+    }
+    assertEquals(d, bounds[4]);
   }
 
   private static long addInTwoBatches(SparseSum s, List<byte[]> uplinks, SplittableRandom random) {
