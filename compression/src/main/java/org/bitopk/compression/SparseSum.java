@@ -277,7 +277,9 @@ public final class SparseSum {
     }
     int size = listed[0];
     for (int r = 1; r < ranges; r++) {
-      System.arraycopy(union, unionAt[r], union, size, listed[r]);
+      if (unionAt[r] != size) { // a range that listed fewer than its bound leaves a gap to close
+        System.arraycopy(union, unionAt[r], union, size, listed[r]);
+      }
       size += listed[r];
     }
     begin();
