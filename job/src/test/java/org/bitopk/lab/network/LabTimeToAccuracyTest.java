@@ -10,8 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.bitopk.job.SparkJvmOpens;
 import org.bitopk.lab.baseline.TimeToAccuracyCommandTest;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -27,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  * first is measured; one chart per rate; nothing of the lab is left.
  */
 class LabTimeToAccuracyTest {
-  private static final Path ROOT = SparkJvmOpens.projectRoot();
   private static final int WORKERS = 2;
   private static final double SHAPED_MBIT = 20;
 
@@ -36,7 +33,7 @@ class LabTimeToAccuracyTest {
 
   @Test
   void eachSystemRunsAtEachRateAndTheSlowLinkCostsTheDenseRoundsTheirBytes() throws Exception {
-    String missing = NetworkLabTest.missingPrivileges();
+    String missing = NetlabRun.missingPrivileges();
     Assumptions.assumeTrue(missing.isEmpty(), missing);
 
     Path choice = tmp.resolve("lr-choice.json");
@@ -47,21 +44,13 @@ class LabTimeToAccuracyTest {
     Path lab = tmp.resolve("lab");
     Path out = lab.resolve("tta");
     Path log = tmp.resolve("netlab.log");
-    ProcessBuilder builder = new ProcessBuilder(ROOT.resolve("submit/netlab.sh").toString(), "--hosts", "2",
-        "--time-limit", "400", "--lab-dir", lab.toString(), "--",
+    NetlabRun netlab = NetlabRun.start(log, List.of("--hosts", "2", "--time-limit", "400", "--lab-dir",
+        lab.toString(), "--",
         "time-to-accuracy", "--rates", "20mbit,none", "--systems", "bitopk-dense,bitopk-bidirectional",
         "--lr-choice", choice.toString(), "--workers", "" + WORKERS, "--batch-size", "32", "--eval-every", "3",
-        "--max-seconds", "2", "--warm-up-rounds", "3", "--epochs", "1", "--out", out.toString())
-        .redirectErrorStream(true).redirectOutput(log.toFile());
-    builder.environment().put("BITOPK_CLASSPATH", System.getProperty("java.class.path"));
-    Process netlab = builder.start();
-    String prefix = "bk" + netlab.pid() + "-";
-    if (!netlab.waitFor(420, TimeUnit.SECONDS)) {
-      netlab.destroy();
-      netlab.waitFor(60, TimeUnit.SECONDS);
-      throw new AssertionError("netlab.sh still running after 420 s; log:\n" + Files.readString(log));
-    }
-    String output = Files.readString(log);
+        "--max-seconds", "2", "--warm-up-rounds", "3", "--epochs", "1", "--out", out.toString()));
+    String prefix = netlab.prefix();
+    String output = netlab.await();
     System.out.println(output);
     assertEquals(0, netlab.exitValue(), output);
 
@@ -100,7 +89,7 @@ class LabTimeToAccuracyTest {
         + " s the driver's link needs for the workers' messages");
     assertTrue(slow > 2 * fast, "a dense round took " + slow + " s at 20 Mbit/s and " + fast + " s unshaped");
 
-    assertEquals(List.of(), NetworkLabTest.leftovers(prefix), "left behind by " + prefix + "*");
+    assertEquals(List.of(), NetlabRun.leftovers(prefix), "left behind by " + prefix + "*");
   }
 
   private static double secondsPerRound(Path out, String system) throws IOException {

@@ -1,19 +1,15 @@
 package org.bitopk.lab.network;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-import org.bitopk.job.SparkJvmOpens;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,12 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
  * a few rounds. The shaping holds (a timed 12 MB transfer within 15% of the rate), the wire carries at least
  * what the job counts per round and at most {@link #SPARK_BYTES_PER_HOST_AND_ROUND} more per worker host (Spark's
  * own traffic: task launches, results, broadcast fetches, heartbeats), the driver's link carries
- * no training data (less than one worker's shard of Fashion-MNIST at a byte per pixel), and nothing named after
+ * no training data (less than one worker's shard of Fashion-MNIST at a byte per pixel), a Spark setting given
+ * with {@code --conf} wins over the lab's own (the timings file goes where it says), and nothing named after
  * the invocation is left: no namespace, no link, no process. Needs root (network namespaces); skipped with the
  * reason where that is missing.
  */
 class NetworkLabTest {
-  private static final Path ROOT = SparkJvmOpens.projectRoot();
   /**
    * Bound on Spark's own bytes per worker host and round, about 1.5 times what was measured: 25.6 KB (20 rounds of
    * the MLP at ρ = 0.01 on 2 hosts: 100 KB on the wire per round against the job's 49 KB), of which 14 KB are
@@ -45,27 +41,21 @@ class NetworkLabTest {
 
   @Test
   void shapedLinksCarryTheJobsBytesAndNothingIsLeft() throws IOException, InterruptedException {
-    String missing = missingPrivileges();
+    String missing = NetlabRun.missingPrivileges();
     Assumptions.assumeTrue(missing.isEmpty(), missing);
 
     Path lab = Path.of(System.getProperty("bitopk.netlab.dir", tmp.resolve("lab").toString()));
     Path run = tmp.resolve("run");
     Path log = tmp.resolve("netlab.log");
-    ProcessBuilder builder = new ProcessBuilder(ROOT.resolve("submit/netlab.sh").toString(), "--hosts", "2",
-        "--rate", "100mbit", "--probe", "12", "--time-limit", "400", "--lab-dir", lab.toString(), "--",
+    Path ownTimings = tmp.resolve("own-spark-timings.json");
+    NetlabRun netlab = NetlabRun.start(log, List.of("--hosts", "2", "--rate", "100mbit", "--probe", "12",
+        "--time-limit", "400", "--lab-dir", lab.toString(), "--conf", "spark.bitopk.lab.timings=" + ownTimings,
+        "--",
         "train", "--workers", Integer.toString(WORKERS), "--mode", "bidirectional", "--density-up", "0.01",
         "--density-down", "0.01", "--max-iterations", "20", "--batch-size", "32", "--quiet",
-        "--output", run.toString())
-        .redirectErrorStream(true).redirectOutput(log.toFile());
-    builder.environment().put("BITOPK_CLASSPATH", System.getProperty("java.class.path"));
-    Process netlab = builder.start();
-    String prefix = "bk" + netlab.pid() + "-";
-    if (!netlab.waitFor(420, TimeUnit.SECONDS)) {
-      netlab.destroy();   // SIGTERM: the lab tears itself down
-      netlab.waitFor(60, TimeUnit.SECONDS);
-      throw new AssertionError("netlab.sh still running after 420 s; log:\n" + Files.readString(log));
-    }
-    String output = Files.readString(log);
+        "--output", run.toString()));
+    String prefix = netlab.prefix();
+    String output = netlab.await();
     assertEquals(0, netlab.exitValue(), output);
 
     JsonNode summary = new ObjectMapper().readTree(lab.resolve("netlab.json").toFile());
@@ -91,54 +81,10 @@ class NetworkLabTest {
     assertTrue(driver.path("sent_bytes").asLong() < SHARD_BYTES, "the driver sent " + driver.path("sent_bytes")
         + " bytes, as much as a worker's shard (" + SHARD_BYTES + ")");
 
-    assertEquals(List.of(), leftovers(prefix), "left behind by " + prefix + "*");
-  }
+    // a --conf of the user's own reaches the driver and wins over the lab's setting of the same key
+    assertTrue(Files.exists(ownTimings), "no Spark timings where --conf spark.bitopk.lab.timings said");
+    assertFalse(Files.exists(lab.resolve("spark-timings.json")), "the lab's own timings file was written too");
 
-  /** Namespaces, links in this namespace and processes whose names or command lines carry the prefix. */
-  static List<String> leftovers(String prefix) throws IOException, InterruptedException {
-    List<String> found = new ArrayList<>();
-    for (String line : run("ip", "netns", "list")) {
-      if (line.startsWith(prefix)) {
-        found.add("namespace " + line);
-      }
-    }
-    for (String line : run("ip", "-o", "link", "show")) {
-      if (line.contains(prefix)) {
-        found.add("link " + line);
-      }
-    }
-    try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-      for (Path proc : procs.filter(p -> p.getFileName().toString().matches("[0-9]+")).toList()) {
-        try {
-          String cmdline = new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8);
-          if (cmdline.contains(prefix)) {
-            found.add("process " + proc.getFileName() + ": " + cmdline.replace('\0', ' '));
-          }
-        } catch (IOException gone) {
-          // ended while we looked
-        }
-      }
-    }
-    return found;
-  }
-
-  private static List<String> run(String... command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    List<String> lines = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-    p.waitFor(10, TimeUnit.SECONDS);
-    return lines;
-  }
-
-  /** Empty when this JVM may create network namespaces (CAP_NET_ADMIN and CAP_SYS_ADMIN), else why not. */
-  static String missingPrivileges() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-      if (line.startsWith("CapEff:")) {
-        long caps = Long.parseUnsignedLong(line.substring(7).trim(), 16);
-        boolean netAdmin = (caps >> 12 & 1) == 1;
-        boolean sysAdmin = (caps >> 21 & 1) == 1;
-        return netAdmin && sysAdmin ? "" : "the network lab needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN)";
-      }
-    }
-    return "no CapEff line in /proc/self/status: cannot tell whether network namespaces may be created";
+    assertEquals(List.of(), NetlabRun.leftovers(prefix), "left behind by " + prefix + "*");
   }
 }

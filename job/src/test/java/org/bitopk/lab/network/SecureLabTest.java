@@ -17,10 +17,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
-import org.bitopk.job.SparkJvmOpens;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,10 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
  * but the timings, and every file of the final model). The control also loses both worker hosts' links for
  * {@link #CUT_SECONDS} s mid-run, far below the driver's detection (60 s) and Spark's locality wait (3 s a level):
  * a round waits out the partition, and the run goes on as if nothing had happened, which the bit-for-bit
- * comparison with the undisturbed secured run checks. Needs root; skipped with the reason where that is missing.
+ * comparison with the undisturbed secured run checks. The two labs run side by side. Needs root; skipped with the
+ * reason where that is missing.
  */
 class SecureLabTest {
-  private static final Path ROOT = SparkJvmOpens.projectRoot();
   /** Enough rounds that the partition, taken once the metrics show {@link #CUT_AFTER} rounds, falls inside the run. */
   private static final int ROUNDS = 40;
   private static final int CUT_AFTER = 3;
@@ -48,11 +46,17 @@ class SecureLabTest {
 
   @Test
   void aHostWithoutTheSecretIsRefusedAndTrainingIsUnchanged() throws Exception {
-    String missing = NetworkLabTest.missingPrivileges();
+    String missing = NetlabRun.missingPrivileges();
     Assumptions.assumeTrue(missing.isEmpty(), missing);
 
-    Path secure = lab("secure", true);
-    Path open = lab("open", false);
+    Path secure = tmp.resolve("secure");
+    Path open = tmp.resolve("open");
+    // side by side: the labs share nothing (each names what it creates after its own PID), and much of a lab's
+    // time is waiting, e.g. up to 30 s for the refused rogue Worker to be let in after all
+    try (NetlabRun secureLab = lab(secure, true); NetlabRun openLab = lab(open, false)) {
+      finish(secureLab);
+      finish(openLab);
+    }
 
     JsonNode refused = rogue(secure);
     assertFalse(refused.path("register_worker").path("accepted").asBoolean(true), refused.toString());
@@ -85,12 +89,10 @@ class SecureLabTest {
     assertEquals(model, zipDigests(secure.resolve("run/model.zip")));
   }
 
-  /** Runs the lab (2 worker hosts, a rogue host) and returns its directory; the run is in its run/. */
-  private Path lab(String name, boolean withSecret) throws IOException, InterruptedException {
-    Path lab = tmp.resolve(name);
-    Path log = tmp.resolve(name + ".log");
-    List<String> command = new ArrayList<>(List.of(ROOT.resolve("submit/netlab.sh").toString(), "--hosts", "2",
-        "--rogue", "--time-limit", "400", "--lab-dir", lab.toString()));
+  /** Starts the lab (2 worker hosts, a rogue host) in directory {@code lab}; the run goes to its run/. */
+  private NetlabRun lab(Path lab, boolean withSecret) throws IOException {
+    List<String> command = new ArrayList<>(List.of("--hosts", "2", "--rogue", "--time-limit", "400", "--lab-dir",
+        lab.toString()));
     if (withSecret) {
       command.add("--secure");
     } else {
@@ -101,16 +103,12 @@ class SecureLabTest {
     command.addAll(List.of("--", "train", "--workers", "2", "--mode", "bidirectional", "--density-up", "0.01",
         "--density-down", "0.01", "--max-iterations", Integer.toString(ROUNDS), "--batch-size", "32", "--seed", "7",
         "--quiet", "--output", lab.resolve("run").toString()));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-    builder.environment().put("BITOPK_CLASSPATH", System.getProperty("java.class.path"));
-    Process netlab = builder.start();
-    if (!netlab.waitFor(420, TimeUnit.SECONDS)) {
-      netlab.destroy();   // SIGTERM: the lab tears itself down
-      netlab.waitFor(60, TimeUnit.SECONDS);
-      throw new AssertionError("netlab.sh still running after 420 s; log:\n" + Files.readString(log));
-    }
-    assertEquals(0, netlab.exitValue(), Files.readString(log));
-    return lab;
+    return NetlabRun.start(tmp.resolve(lab.getFileName() + ".log"), command);
+  }
+
+  private static void finish(NetlabRun lab) throws IOException, InterruptedException {
+    String output = lab.await();
+    assertEquals(0, lab.exitValue(), output);
   }
 
   private static JsonNode rogue(Path lab) throws IOException {
