@@ -84,9 +84,13 @@ public final class DriverCostReport {
     List<DriverCost.Point> points = single.stream()
         .map(t -> new DriverCost.Point(t.dimension(), t.workers(), t.k(), t.millis() * 1e6)).toList();
     DriverCost c = null;
+    Map<Timed, Double> residuals = new HashMap<>();   // the fit's own relative error at each single-thread point
     if (single.stream().mapToLong(Timed::dimension).distinct().count() >= 2) {
       DriverCost.Fit fit = DriverCost.fit(points);
       c = fit.cost();
+      for (int i = 0; i < single.size(); i++) {
+        residuals.put(single.get(i), fit.relativeErrors()[i]);
+      }
       System.out.printf(Locale.ROOT, "fit (one thread): a = %.3f ns per received coordinate, b = %.3f ns per "
           + "element, c = %.3f ms; worst residual %.1f %%%n", c.nanosPerReceivedCoordinate(), c.nanosPerElement(),
           c.fixedNanos() / 1e6, 100 * fit.worstRelativeError());
@@ -108,9 +112,9 @@ public final class DriverCostReport {
       long received = (long) t.workers() * t.k();
       Double one = oneThread.get(t.point());
       String fitted = "– | –";
-      if (c != null && t.threads() == 1) {
-        double predicted = c.nanos(t.workers(), t.k(), t.dimension()) / 1e6;
-        fitted = String.format(Locale.ROOT, "%.2f | %+.1f %%", predicted, 100 * (predicted / t.millis() - 1));
+      if (residuals.containsKey(t)) {
+        fitted = String.format(Locale.ROOT, "%.2f | %+.1f %%", c.nanos(t.workers(), t.k(), t.dimension()) / 1e6,
+            100 * residuals.get(t));
       }
       System.out.printf(Locale.ROOT, "| %s | %d | %s | %d | %s | %d | %.2f ± %.2f | %s | %.2f | %.2f | %s | %s |%n",
           millions(t.dimension()), t.workers(), t.density(), t.k(), millions(received), t.threads(), t.millis(),
