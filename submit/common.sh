@@ -25,7 +25,7 @@ find_spark_submit() {
     SPARK_SUBMIT="${SPARK_HOME}/bin/spark-submit"
     return 0
   fi
-  die "spark-submit not found on PATH nor in \$SPARK_HOME/bin; install Spark 3.5 (Scala 2.12) and put its bin/ on PATH" 127
+  die "spark-submit not found on PATH nor in \$SPARK_HOME/bin; install Spark 3.5 (Scala 2.12) and put its bin/ on PATH"
 }
 
 # Resolves the application jar: --jar, else $BITOPK_JAR, else the one `mvn package` builds.
@@ -150,23 +150,28 @@ add_security_conf() {
   SUBMIT_CONF+=("${SECURITY_CONF[@]}")
 }
 
-# read_secret_file FILE: sets SECRET from the file's first line; refuses a file that others may read.
+# read_secret_file FILE: sets SECRET from the file's first line; refuses a file that others may read. A link is
+# judged by the file it points to (what spark-submit would read); a Windows line end (CR) is not part of the secret.
 read_secret_file() {
   local file="$1" mode
   [[ -f "$file" && -r "$file" ]] || die "secret file not found or not readable: $file"
-  mode="$(stat -c %a -- "$file" 2>/dev/null || stat -f %Lp -- "$file")" \
+  mode="$(stat -L -c %a -- "$file" 2>/dev/null || stat -L -f %Lp -- "$file")" \
     || die "cannot read the permissions of the secret file $file"
   (( (8#$mode & 8#077) == 0 )) \
     || die "secret file $file has mode $mode: group and others must have no access (chmod 600 $file)"
   IFS= read -r SECRET < "$file" || true
+  SECRET="${SECRET%$'\r'}"
   [[ -n "$SECRET" ]] || die "secret file $file is empty (expected the shared secret on its first line)"
   require_strong_secret "$file"
 }
 
-# require_strong_secret WHERE: a guessable secret would let any host on the network join the cluster.
+# require_strong_secret WHERE: a guessable secret would let any host on the network join the cluster; blanks and
+# control characters would not survive a properties file (and are a copy-and-paste accident).
 require_strong_secret() {
   (( ${#SECRET} >= 16 )) \
     || die "the shared secret from $1 has ${#SECRET} characters: use at least 16 (e.g. openssl rand -hex 32)"
+  [[ "$SECRET" != *[[:space:][:cntrl:]]* ]] \
+    || die "the shared secret from $1 contains a blank or a control character: use printable characters only (e.g. openssl rand -hex 32)"
 }
 
 # The --help paragraph of the cluster scripts whose cluster manager makes the secret itself.

@@ -31,7 +31,7 @@ $(generated_secret_help Kubernetes)
 
 Example:
   $BITOPK_SCRIPT_NAME --master k8s://https://kube:6443 --image registry/bitopk:0.1.0 --executors 4 \\
-    -- train --workers 4 --out s3a://bucket/runs/topk
+    -- train --workers 4 --output s3a://bucket/runs/topk
 HELP
 }
 

@@ -21,7 +21,7 @@ Options:
 $(common_options_help)
 
 Example:
-  $BITOPK_SCRIPT_NAME --cores 2 -- train --dataset fashion-mnist --workers 2 --out runs/local
+  $BITOPK_SCRIPT_NAME --cores 2 -- train --dataset fashion-mnist --workers 2 --output runs/local
 HELP
 }
 

@@ -30,13 +30,15 @@ Security (on by default):
                        by group or others (chmod 600). Without it: \$BITOPK_SPARK_SECRET
   --insecure           submit without authentication and encryption (the cluster's own settings apply)
 The script sets spark.authenticate=true, spark.network.crypto.enabled=true, spark.io.encryption.enabled=true
-and spark.authenticate.secret. The Master and every Worker need spark.authenticate=true,
+and spark.authenticate.secret; the secret reaches spark-submit in a properties file only you can read (with the
+settings of the installation's conf/spark-defaults.conf, which spark-submit then skips), never on a command
+line, and the file is removed when spark-submit ends. The Master and every Worker need spark.authenticate=true,
 spark.network.crypto.enabled=true and the same secret in their own conf/spark-defaults.conf, else they and the
 application refuse each other. Without a secret and without --insecure the script refuses to submit; every
 refusal is one line and exit status 2.
 
 Example:
-  $BITOPK_SCRIPT_NAME --master spark://head:7077 --executors 4 -- train --workers 4 --out hdfs:///runs/a
+  $BITOPK_SCRIPT_NAME --master spark://head:7077 --executors 4 -- train --workers 4 --output hdfs:///runs/a
 HELP
 }
 
@@ -71,7 +73,30 @@ standalone_secret() {
   else
     die "no shared secret for the standalone cluster: pass --secret-file FILE or set BITOPK_SPARK_SECRET (or --insecure to submit unauthenticated and unencrypted)"
   fi
-  SUBMIT_CONF+=(--conf "spark.authenticate.secret=$SECRET")
+  secret_properties_file
+}
+
+# Every user of this machine can read every process's command line (/proc/PID/cmdline), so the secret reaches
+# spark-submit in a properties file that only its owner can read, inside a directory only its owner can enter.
+# Spark's secret-file settings are no alternative: Spark 3.5 honours them on Kubernetes only. Given
+# --properties-file, spark-submit skips the installation's conf/spark-defaults.conf: its settings are copied in
+# first. spark-submit replaces this shell (same PID); a watcher removes the directory once that process ends.
+secret_properties_file() {
+  if [[ "$DRY_RUN" == 1 ]]; then
+    SUBMIT_EXTRA+=(--properties-file "<private file: spark.authenticate.secret>")
+    return 0
+  fi
+  local dir installed="${SPARK_CONF_DIR:-${SPARK_HOME:-${SPARK_SUBMIT%/bin/*}}/conf}/spark-defaults.conf"
+  dir="$(umask 077 && mktemp -d "${TMPDIR:-/tmp}/bitopk-submit.XXXXXXXX" 2>/dev/null)" \
+    || die "cannot create a private directory in ${TMPDIR:-/tmp} for the secret's properties file (set TMPDIR)"
+  ( umask 077
+    { [[ ! -f "$installed" || ! -r "$installed" ]] || printf '%s\n' "$(<"$installed")"
+      printf 'spark.authenticate.secret %s\n' "${SECRET//\\/\\\\}"; } > "$dir/secret.properties"
+  ) || die "cannot write the secret's properties file in $dir"
+  ( trap 'rm -rf -- "$dir"; exit 0' TERM HUP
+    while kill -0 "$$" 2>/dev/null; do sleep 1; done
+    rm -rf -- "$dir" ) </dev/null >/dev/null 2>&1 &
+  SUBMIT_EXTRA+=(--properties-file "$dir/secret.properties")
 }
 
 parse_common "$@"

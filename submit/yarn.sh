@@ -30,7 +30,7 @@ A failed run is not started again by YARN (spark.yarn.maxAppAttempts=1): continu
 $(generated_secret_help YARN)
 
 Example:
-  $BITOPK_SCRIPT_NAME --executors 8 --queue ml -- train --workers 8 --out hdfs:///user/me/runs/topk
+  $BITOPK_SCRIPT_NAME --executors 8 --queue ml -- train --workers 8 --output hdfs:///user/me/runs/topk
 HELP
 }
 

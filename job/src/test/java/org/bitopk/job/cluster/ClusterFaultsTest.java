@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The training job on a real standalone cluster (a driver JVM and two executor JVMs), submitted with
  * submit/standalone.sh, undisturbed and under faults: an executor killed mid-run, and the driver killed
- * mid-run then resumed. All runs share one configuration, so the undisturbed run is the reference.
+ * mid-run then resumed. All runs share one configuration, so the undisturbed run is the reference. The cluster
+ * authenticates and encrypts; during the undisturbed run, no process's command line holds its secret.
  */
 @ExtendWith(SharedCluster.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -67,11 +68,16 @@ class ClusterFaultsTest {
 
   @Test
   @Order(1)
-  void undisturbedRun(StandaloneCluster cluster) throws Exception {
+  void undisturbedRunWithTheSecretOnNoCommandLine(StandaloneCluster cluster) throws Exception {
     Path out = runs.resolve("undisturbed");
     Path log = runs.resolve("undisturbed.log");
-    Process driver = ClusterJob.submit(cluster, jobArgs(out), log);
-    assertEquals(0, StandaloneCluster.await(driver, RUN_TIMEOUT, log), () -> diagnostics(cluster, log));
+    try (ProcessListWatch watch = ProcessListWatch.start(cluster.secret())) {
+      Process driver = ClusterJob.submit(cluster, jobArgs(out), log);
+      assertEquals(0, StandaloneCluster.await(driver, RUN_TIMEOUT, log), () -> diagnostics(cluster, log));
+      // every user of the machine may read a command line; the secret lets its holder join the cluster
+      assertEquals(java.util.Set.of(), watch.holders(), "command lines holding the cluster's secret");
+      assertEquals(4, watch.seen().size(), "the watch saw the driver, executors and daemons: " + watch.seen());
+    }
     assertTrue(Files.exists(out.resolve("_SUCCESS")));
     List<JsonNode> iterations = ClusterJob.iterations(out);
     assertEquals(ITERATIONS, iterations.size());

@@ -32,8 +32,7 @@ final class ClusterJob {
     List<String> command = new ArrayList<>(List.of("/bin/bash", SUBMIT.resolve("standalone.sh").toString(),
         "--master", cluster.masterUrl(), "--executors", "2", "--executor-cores", "1",
         "--executor-memory", "1g", "--jar", cluster.applicationJar().toString(),
-        // the test cluster's daemons run without Spark's authentication (a loopback-only cluster)
-        "--insecure"));
+        "--secret-file", cluster.secretFile().toString()));
     java.util.Map<String, String> all = new java.util.TreeMap<>(cluster.baseConf());
     all.putAll(conf);
     all.forEach((k, v) -> {

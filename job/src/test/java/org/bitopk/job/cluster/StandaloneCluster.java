@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -24,10 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.Attributes;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.bitopk.job.ChildJvmOptions;
@@ -51,6 +46,11 @@ import org.bitopk.job.SparkJvmOpens;
  * {@code org.apache.spark.deploy.SparkSubmit} from the same jars, so {@code submit/standalone.sh} can be run
  * against this cluster unchanged.
  *
+ * <p>The cluster runs with Spark's authentication and RPC encryption, as a production cluster should: every
+ * daemon and application shares one fresh secret, which reaches the Master, the Workers and {@link #submit}'s
+ * drivers in a properties file only its owner can read ({@link #secretFile()} holds it for the submit scripts),
+ * never on a command line.
+ *
  * <p>Every process is stopped by its PID in {@link #close()} (and by a shutdown hook should the test JVM
  * exit first), descendants first.
  */
@@ -65,6 +65,9 @@ public final class StandaloneCluster implements AutoCloseable {
   private final Path root;
   private final Path sparkHome;
   private final Path logConfig;
+  private final String secret;
+  private final Path secretFile;
+  private final Path securityConf;
   private final String dependencyClassPath;
   private final Path applicationJar;
   private final int masterPort;
@@ -81,11 +84,16 @@ public final class StandaloneCluster implements AutoCloseable {
     this.sparkHome = Files.createDirectories(root.resolve("spark-home"));
     Files.createDirectories(sparkHome.resolve("jars"));
     this.logConfig = writeLogConfig(root.resolve("log4j2.properties"));
+    this.secret = java.util.HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(32));
+    this.secretFile = writePrivate(root.resolve("secret"), secret + "\n");
+    this.securityConf = writePrivate(root.resolve("security.properties"), String.join("\n",
+        "spark.authenticate true", "spark.authenticate.secret " + secret, "spark.network.crypto.enabled true",
+        "spark.io.encryption.enabled true", ""));
     List<String> entries = List.of(System.getProperty("java.class.path").split(File.pathSeparator));
     this.dependencyClassPath = entries.stream()
         .filter(e -> !Files.isDirectory(Path.of(e)))
         .collect(Collectors.joining(File.pathSeparator));
-    this.applicationJar = packDirectories(entries.stream().map(Path::of).filter(Files::isDirectory).toList(),
+    this.applicationJar = ThinJar.pack(entries.stream().map(Path::of).filter(Files::isDirectory).toList(),
         root.resolve("bitopk-test-app.jar"));
     writeSparkSubmit(sparkHome.resolve("bin").resolve("spark-submit"));
     this.masterPort = freePort();
@@ -109,7 +117,8 @@ public final class StandaloneCluster implements AutoCloseable {
     boolean started = false;
     try {
       cluster.master = cluster.launch("master", "org.apache.spark.deploy.master.Master", "512m", LOOPBACK,
-          List.of("--host", LOOPBACK, "--port", Integer.toString(cluster.masterPort),
+          List.of("--properties-file", cluster.securityConf.toString(),
+              "--host", LOOPBACK, "--port", Integer.toString(cluster.masterPort),
               "--webui-port", Integer.toString(cluster.masterUiPort)));
       cluster.awaitAliveWorkers(0);
       for (int i = 0; i < workerCount; i++) {
@@ -119,7 +128,8 @@ public final class StandaloneCluster implements AutoCloseable {
         // real cluster, and launches speculative copies (never placed on the original attempt's host).
         String host = workerHost(i);
         cluster.workers.add(cluster.launch("worker-" + i, "org.apache.spark.deploy.worker.Worker", "512m", host,
-            List.of("--host", host, "--port", "0", "--webui-port", Integer.toString(freePort()),
+            List.of("--properties-file", cluster.securityConf.toString(),
+                "--host", host, "--port", "0", "--webui-port", Integer.toString(freePort()),
                 "--cores", Integer.toString(coresPerWorker), "--memory", workerMemory,
                 "--work-dir", workDir.toString(), cluster.masterUrl())));
       }
@@ -140,6 +150,16 @@ public final class StandaloneCluster implements AutoCloseable {
   /** A Spark home whose {@code bin/spark-submit} submits with this cluster's jars; {@code jars/} is empty. */
   public Path sparkHome() {
     return sparkHome;
+  }
+
+  /** The cluster's shared secret, on the first line of a file only its owner can read (for --secret-file). */
+  public Path secretFile() {
+    return secretFile;
+  }
+
+  /** The shared secret itself: what must appear on no process's command line. */
+  public String secret() {
+    return secret;
   }
 
   /** The thin jar of the project's compiled classes (see the class comment). */
@@ -177,7 +197,8 @@ public final class StandaloneCluster implements AutoCloseable {
       throws IOException {
     List<String> command = new ArrayList<>();
     command.add(sparkHome.resolve("bin").resolve("spark-submit").toString());
-    command.addAll(List.of("--master", masterUrl(), "--deploy-mode", "client", "--class", mainClass));
+    command.addAll(List.of("--master", masterUrl(), "--deploy-mode", "client", "--class", mainClass,
+        "--properties-file", securityConf.toString()));
     Map<String, String> all = new java.util.TreeMap<>(baseConf());
     all.putAll(conf);
     all.forEach((k, v) -> command.addAll(List.of("--conf", k + "=" + v)));
@@ -402,6 +423,11 @@ public final class StandaloneCluster implements AutoCloseable {
     return "'" + s.replace("'", "'\\''") + "'";
   }
 
+  private static Path writePrivate(Path file, String text) throws IOException {
+    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    return Files.writeString(file, text);
+  }
+
   private static Path writeLogConfig(Path file) throws IOException {
     Files.writeString(file, String.join("\n",
         "rootLogger.level = warn",
@@ -415,30 +441,6 @@ public final class StandaloneCluster implements AutoCloseable {
         "logger.bitopk.level = info",
         ""));
     return file;
-  }
-
-  static Path packDirectories(List<Path> directories, Path jar) throws IOException {
-    Manifest manifest = new Manifest();
-    manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-    java.util.Set<String> written = new java.util.HashSet<>();
-    try (OutputStream out = Files.newOutputStream(jar); JarOutputStream jarOut = new JarOutputStream(out, manifest)) {
-      for (Path dir : directories) {
-        List<Path> files;
-        try (Stream<Path> walk = Files.walk(dir)) {
-          files = walk.filter(Files::isRegularFile).sorted().toList();
-        }
-        for (Path file : files) {
-          String name = dir.relativize(file).toString().replace(File.separatorChar, '/');
-          if (name.equals("META-INF/MANIFEST.MF") || !written.add(name)) {
-            continue;
-          }
-          jarOut.putNextEntry(new JarEntry(name));
-          Files.copy(file, jarOut);
-          jarOut.closeEntry();
-        }
-      }
-    }
-    return jar;
   }
 
   private static int freePort() throws IOException {

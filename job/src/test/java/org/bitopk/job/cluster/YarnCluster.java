@@ -53,7 +53,7 @@ public final class YarnCluster implements AutoCloseable {
     List<String> entries = List.of(System.getProperty("java.class.path").split(File.pathSeparator));
     this.dependencyClassPath = entries.stream().filter(e -> !Files.isDirectory(Path.of(e)))
         .collect(Collectors.joining(File.pathSeparator));
-    this.applicationJar = StandaloneCluster.packDirectories(
+    this.applicationJar = ThinJar.pack(
         entries.stream().map(Path::of).filter(Files::isDirectory).toList(), root.resolve("bitopk-test-app.jar"));
     this.sparkHome = Files.createDirectories(root.resolve("spark-home"));
     Files.createDirectories(sparkHome.resolve("jars"));

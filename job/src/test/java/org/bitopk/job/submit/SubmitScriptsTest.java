@@ -145,11 +145,28 @@ class SubmitScriptsTest {
   void withoutSparkSubmitFailsWithOneClearLine(String script, @TempDir Path tmp) throws Exception {
     for (String path : List.of("", "/usr/bin:/bin")) {
       Result result = run(script, List.of("--jar", "/nonexistent.jar"), path, tmp);
-      assertEquals(127, result.exit, result.toString());
+      assertEquals(2, result.exit, "a refusal like any other: " + result);
       assertEquals(1, result.stderr.lines().count(), result.toString());
       assertTrue(result.stderr.startsWith(script + ": error: spark-submit not found on PATH"), result.stderr);
       assertEquals("", result.stdout);
     }
+  }
+
+  /** An example in --help is copied as it is: the job must know every option it passes. */
+  @ParameterizedTest
+  @ValueSource(strings = {"local.sh", "standalone.sh", "yarn.sh", "k8s.sh", "netlab.sh"})
+  void helpExamplesPassOnlyOptionsTheJobKnows(String script, @TempDir Path tmp) throws Exception {
+    Result result = run(script, List.of("--help"), "/usr/bin:/bin", tmp);
+    assertEquals(0, result.exit, result.toString());
+    String example = result.stdout.substring(result.stdout.indexOf("Example:")).replace("\\\n", " ");
+    String jobArgs = example.substring(example.indexOf(" -- ") + 4).lines().findFirst().orElseThrow();
+    assertTrue(jobArgs.startsWith("train "), jobArgs);
+    java.io.StringWriter help = new java.io.StringWriter();
+    assertEquals(0, org.bitopk.cli.Main.execute(new String[] {"train", "--help"}, null,
+        new java.io.PrintWriter(help, true), new java.io.PrintWriter(new java.io.StringWriter(), true)));
+    Stream.of(jobArgs.split("\\s+")).filter(a -> a.startsWith("--")).forEach(option ->
+        assertTrue(java.util.regex.Pattern.compile("(?<![\\w-])" + option + "(?![\\w-])").matcher(help.toString())
+            .find(), script + " --help's example passes " + option + ", which train does not know: " + jobArgs));
   }
 
   static Stream<Arguments> badInvocations() {
@@ -245,10 +262,20 @@ class SubmitScriptsTest {
   static Path fakeSparkSubmitIn(Path bin, Path tmp) throws IOException {
     Files.createDirectories(bin);
     Path fake = bin.resolve("spark-submit");
-    Files.writeString(fake, "#!/bin/bash\nprintf '%s\\0' \"$@\" > '" + tmp.resolve("argv") + "'\n");
+    // The properties file is removed once spark-submit ends: copied, with its and its directory's modes.
+    Files.writeString(fake, "#!/bin/bash\nprintf '%s\\0' \"$@\" > '" + tmp.resolve("argv") + "'\n"
+        + "for ((i = 1; i < $#; i++)); do\n"
+        + "  [[ \"${!i}\" == --properties-file ]] || continue\n"
+        + "  j=$((i + 1)); cp -- \"${!j}\" '" + tmp.resolve(PROPERTIES) + "'\n"
+        + "  stat -c %a -- \"${!j}\" \"$(dirname -- \"${!j}\")\" > '" + tmp.resolve(PROPERTIES + ".modes") + "'\n"
+        + "  printf '%s' \"${!j}\" > '" + tmp.resolve(PROPERTIES + ".path") + "'\n"
+        + "done\n");
     Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
     return fake;
   }
+
+  /** The copy of the properties file a fake spark-submit was given (see {@link #fakeSparkSubmitIn}). */
+  static final String PROPERTIES = "properties-file";
 
   static List<String> recordedArgv(Path tmp) throws IOException {
     String raw = new String(Files.readAllBytes(tmp.resolve("argv")), StandardCharsets.UTF_8);

@@ -1,5 +1,6 @@
 package org.bitopk.job.submit;
 
+import static org.bitopk.job.submit.SubmitScriptsTest.PROPERTIES;
 import static org.bitopk.job.submit.SubmitScriptsTest.SECRET;
 import static org.bitopk.job.submit.SubmitScriptsTest.SECRET_VARIABLE;
 import static org.bitopk.job.submit.SubmitScriptsTest.effectiveConf;
@@ -58,6 +59,16 @@ class SubmitSecurityTest {
     SECURITY_ON.forEach((key, value) -> assertEquals(value, conf.get(key), script + " " + key));
     if (script.equals("standalone.sh")) {
       assertEquals(SECRET, conf.get("spark.authenticate.secret"), "the cluster's shared secret");
+      assertTrue(recordedArgv(tmp).stream().noneMatch(a -> a.contains(SECRET)), "the secret is on no command line");
+      assertEquals(List.of("600", "700"), Files.readAllLines(tmp.resolve(PROPERTIES + ".modes")),
+          "the properties file and its directory are their owner's alone");
+      Path written = Path.of(Files.readString(tmp.resolve(PROPERTIES + ".path")));
+      assertTrue(written.startsWith(tmp.resolve("tmpdir")), written + " is in $TMPDIR");
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (Files.exists(written.getParent()) && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertFalse(Files.exists(written.getParent()), "removed once spark-submit has ended");
     } else {
       assertFalse(conf.containsKey("spark.authenticate.secret"), "the cluster manager makes one per application");
     }
@@ -97,7 +108,7 @@ class SubmitSecurityTest {
         secretFile.toString()), environment(tmp, SECRET), tmp);
     if (private_) {
       assertEquals(0, result.exit(), result.toString());
-      Map<String, String> conf = effectiveConf(recordedArgv(tmp));
+      Map<String, String> conf = submittedConf(tmp);
       assertEquals(Files.readAllLines(secretFile).get(0), conf.get("spark.authenticate.secret"),
           "the file's first line, which wins over $" + SECRET_VARIABLE);
     } else {
@@ -106,11 +117,56 @@ class SubmitSecurityTest {
     }
   }
 
+  /** A link is judged by the file spark-submit reads through it: the link's own mode (777) says nothing. */
+  @Test
+  void aLinkedSecretFileIsJudgedByItsTarget(@TempDir Path tmp) throws Exception {
+    Path target = Files.writeString(tmp.resolve("secret"), "linked-secret-0123456789abcdef\n");
+    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-------"));
+    Path link = Files.createSymbolicLink(tmp.resolve("secret-link"), target);
+    List<String> options = List.of("--master", "spark://198.18.0.1:7077", "--secret-file", link.toString());
+    Result result = submit("standalone.sh", options, environment(tmp, SECRET), tmp);
+    assertEquals(0, result.exit(), result.toString());
+    assertEquals("linked-secret-0123456789abcdef", submittedConf(tmp).get("spark.authenticate.secret"));
+
+    Files.delete(tmp.resolve("argv"));
+    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-r--r--"));
+    assertRefused(submit("standalone.sh", options, environment(tmp, SECRET), tmp), tmp,
+        "secret file " + link + " has mode 644: group and others must have no access");
+  }
+
+  /** A file written on Windows ends its line with CR LF: the CR is a line end, not part of the secret. */
+  @Test
+  void aWindowsLineEndIsNotPartOfTheSecret(@TempDir Path tmp) throws Exception {
+    Path secretFile = Files.writeString(tmp.resolve("secret"), "crlf-secret-0123456789abcdef\r\nnext\r\n");
+    Files.setPosixFilePermissions(secretFile, PosixFilePermissions.fromString("rw-------"));
+    Result result = submit("standalone.sh", List.of("--master", "spark://198.18.0.1:7077", "--secret-file",
+        secretFile.toString()), environment(tmp, SECRET), tmp);
+    assertEquals(0, result.exit(), result.toString());
+    assertEquals("crlf-secret-0123456789abcdef", submittedConf(tmp).get("spark.authenticate.secret"));
+  }
+
+  /** spark-submit reads no conf/spark-defaults.conf once given a properties file: the script copies it in. */
+  @Test
+  void theInstallationsDefaultsStillApply(@TempDir Path tmp) throws Exception {
+    Path confDir = Files.createDirectories(tmp.resolve("conf"));
+    Files.writeString(confDir.resolve("spark-defaults.conf"), "spark.eventLog.enabled true\n"
+        + "spark.authenticate.secret the-daemons-own-secret-ignored\n");
+    Map<String, String> env = new HashMap<>(environment(tmp, SECRET));
+    env.put("SPARK_CONF_DIR", confDir.toString());
+    Result result = submit("standalone.sh", List.of("--master", "spark://198.18.0.1:7077"), env, tmp);
+    assertEquals(0, result.exit(), result.toString());
+    Map<String, String> conf = submittedConf(tmp);
+    assertEquals("true", conf.get("spark.eventLog.enabled"));
+    assertEquals(SECRET, conf.get("spark.authenticate.secret"), "the script's secret comes last and wins");
+  }
+
   static Stream<Arguments> refusals() {
     return Stream.of(
         Arguments.of(List.of(), "", "no shared secret for the standalone cluster: pass --secret-file FILE or set "
             + SECRET_VARIABLE),
         Arguments.of(List.of(), "short", "the shared secret from $" + SECRET_VARIABLE + " has 5 characters"),
+        Arguments.of(List.of(), "0123456789 abcdef", "the shared secret from $" + SECRET_VARIABLE
+            + " contains a blank or a control character"),
         Arguments.of(List.of("--secret-file", "/no/such/secret"), "", "secret file not found or not readable: /no/such/secret"),
         Arguments.of(List.of("--insecure", "--secret-file", "/no/such/secret"), "", "--insecure and --secret-file contradict"),
         Arguments.of(List.of("--secret-file"), "", "option --secret-file needs a value"));
@@ -143,16 +199,33 @@ class SubmitSecurityTest {
         environment(tmp, SECRET), tmp);
     assertEquals(0, result.exit(), result.toString());
     assertFalse(result.stdout().contains(SECRET), result.stdout());
-    assertTrue(result.stdout().contains("spark.authenticate.secret=\\<hidden\\>"), result.stdout());
+    assertTrue(result.stdout().contains("--properties-file \\<private\\ file:\\ spark.authenticate.secret\\>"),
+        result.stdout());
     assertTrue(result.stdout().contains("spark.authenticate=true"), result.stdout());
     assertFalse(Files.exists(tmp.resolve("argv")), "spark-submit must not run");
   }
 
   // ---------------------------------------------------------------------------------------------------------
 
-  private static Map<String, String> environment(Path tmp, String secret) {
-    return secret.isEmpty() ? Map.of("HADOOP_CONF_DIR", tmp.toString())
-        : Map.of("HADOOP_CONF_DIR", tmp.toString(), SECRET_VARIABLE, secret);
+  private static Map<String, String> environment(Path tmp, String secret) throws java.io.IOException {
+    String tmpdir = Files.createDirectories(tmp.resolve("tmpdir")).toString();
+    return secret.isEmpty() ? Map.of("HADOOP_CONF_DIR", tmp.toString(), "TMPDIR", tmpdir)
+        : Map.of("HADOOP_CONF_DIR", tmp.toString(), "TMPDIR", tmpdir, SECRET_VARIABLE, secret);
+  }
+
+  /** What spark-submit ends up with: the properties file's settings, then --conf (which wins, as in Spark). */
+  static Map<String, String> submittedConf(Path tmp) throws java.io.IOException {
+    Map<String, String> conf = new java.util.LinkedHashMap<>();
+    Path properties = tmp.resolve(PROPERTIES);
+    if (Files.exists(properties)) {
+      java.util.Properties file = new java.util.Properties();
+      try (java.io.Reader in = Files.newBufferedReader(properties)) {
+        file.load(in);
+      }
+      file.stringPropertyNames().forEach(key -> conf.put(key, file.getProperty(key).trim()));
+    }
+    conf.putAll(effectiveConf(recordedArgv(tmp)));
+    return conf;
   }
 
   private static Result submit(String script, List<String> options, Map<String, String> env, Path tmp)
@@ -171,7 +244,7 @@ class SubmitSecurityTest {
       Path tmp) throws Exception {
     Result result = submit(script, options, env, tmp);
     assertEquals(0, result.exit(), result.toString());
-    return effectiveConf(recordedArgv(tmp));
+    return submittedConf(tmp);
   }
 
   private static Set<String> securityKeys(Map<String, String> conf) {
