@@ -140,9 +140,13 @@ public final class CompareReport {
     return lines;
   }
 
+  /** The picture's title. */
+  public static String heading(List<RunMetrics> runs) {
+    return "bitopk: " + runs.size() + " runs compared";
+  }
+
   public static BufferedImage render(List<RunMetrics> runs) {
-    return new ChartRenderer(COLUMNS, PANEL_WIDTH, PANEL_HEIGHT)
-        .render("bitopk: " + runs.size() + " runs compared", summary(runs), charts(runs), null);
+    return new ChartRenderer(COLUMNS, PANEL_WIDTH, PANEL_HEIGHT).render(heading(runs), summary(runs), charts(runs), null);
   }
 
   /**

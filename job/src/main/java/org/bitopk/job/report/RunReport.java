@@ -148,10 +148,15 @@ public final class RunReport {
     return lines;
   }
 
+  /** The picture's title: the run's name, never its directory's path (the picture travels without it). */
+  public static String heading(RunMetrics run) {
+    return "bitopk run " + run.name();
+  }
+
   /** Draws the report picture of a run (also used by tests to check its size). */
   public static BufferedImage render(RunMetrics run) {
     List<ChartData> panels = charts(run);
-    return renderer().render("bitopk run " + run.name(), summary(run), panels,
+    return renderer().render(heading(run), summary(run), panels,
         "δ and ξ were not recorded in this run");
   }
 
@@ -199,7 +204,8 @@ public final class RunReport {
     for (String line : summary(run)) {
       b.append("<li>").append(escape(line)).append("</li>\n");
     }
-    b.append("<li>directory: <code>").append(escape(run.directory())).append("</code></li>\n</ul>\n")
+    // the directory's name, not its path: the page is copied and published with the run
+    b.append("<li>directory: <code>").append(escape(new Path(run.directory()).getName())).append("</code></li>\n</ul>\n")
         .append("<img alt=\"loss, accuracy, bytes up and down, kept coordinates and time split of the run\" src=\"data:image/png;base64,")
         .append(Base64.getEncoder().encodeToString(png)).append("\">\n")
         .append("<h2>Configuration (config.json)</h2>\n<pre>").append(escape(config)).append("</pre>\n")

@@ -62,7 +62,8 @@ final class ComparisonChart {
         ChartData.of("Test accuracy vs bytes moved", "bytes moved (log)", "test accuracy", true, byBytes));
   }
 
-  private static List<String> heading(ComparisonSettings s) {
+  /** The line under the title: the settings every system shared. */
+  static List<String> heading(ComparisonSettings s) {
     return List.of(String.format(Locale.ROOT,
         "%s, MLP, P = %d, batch %d per worker, lr %s, rho %s; evaluated every %d rounds; budget %.0f s or %d epoch(s)",
         s.dataset(), s.workers(), s.batchSize(), s.learningRate(), s.density(), s.evalEvery(), s.maxSeconds(),

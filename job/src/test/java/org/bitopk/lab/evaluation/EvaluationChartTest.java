@@ -1,9 +1,12 @@
 package org.bitopk.lab.evaluation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.bitopk.job.report.ChartTexts;
 import org.bitopk.job.report.LegendsFitTest;
 import org.junit.jupiter.api.Test;
 import org.knowm.xchart.XYChart;
@@ -17,6 +20,27 @@ class EvaluationChartTest {
 
   @Test
   void everyCompressorIsInALegendThatFits() {
+    List<XYChart> charts = EvaluationChart.charts(rows());
+    assertEquals(2, charts.size());
+    for (XYChart chart : charts) {
+      assertEquals(COMPRESSORS.size(), chart.getSeriesMap().size(), chart.getTitle());
+      LegendsFitTest.assertLegendInside(chart, chart.getTitle());
+    }
+  }
+
+  /** The picture names compressors and quantities, never a machine's path (ChartPathsTest has the other kinds). */
+  @Test
+  void theChartNamesNoPath() throws java.io.IOException {
+    assertTrue(EvaluationChart.png(rows()).length > 1000);
+    List<String> texts = new ArrayList<>();
+    for (XYChart chart : EvaluationChart.charts(rows())) {
+      texts.addAll(ChartTexts.of(chart));
+    }
+    assertEquals(2 * (3 + COMPRESSORS.size()), texts.size(), texts.toString());
+    ChartTexts.assertNoAbsolutePath(texts, Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath());
+  }
+
+  private static List<CompressorEvaluation.Row> rows() {
     List<CompressorEvaluation.Row> rows = new ArrayList<>();
     for (int round : new int[] {1, 100, 1000}) {
       for (int c = 0; c < COMPRESSORS.size(); c++) {
@@ -24,11 +48,6 @@ class EvaluationChartTest {
             1.5 * (c + 1), 0.95, 0.94));
       }
     }
-    List<XYChart> charts = EvaluationChart.charts(rows);
-    assertEquals(2, charts.size());
-    for (XYChart chart : charts) {
-      assertEquals(COMPRESSORS.size(), chart.getSeriesMap().size(), chart.getTitle());
-      LegendsFitTest.assertLegendInside(chart, chart.getTitle());
-    }
+    return rows;
   }
 }
