@@ -5,10 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -92,10 +90,11 @@ public final class RunMetrics {
         }
         config = (ObjectNode) node;
       }
+      boolean finished = fs.exists(new Path(dir, SUCCESS));
       MetricTable iterations = MetricTable.parse(new Path(dir, ITERATIONS).toString(),
-          readLines(fs, new Path(dir, ITERATIONS)));
+          readLines(fs, new Path(dir, ITERATIONS), finished));
       MetricTable epochs = MetricTable.parse(new Path(dir, EPOCHS).toString(),
-          readLines(fs, new Path(dir, EPOCHS)));
+          readLines(fs, new Path(dir, EPOCHS), finished));
       return new RunMetrics(directory, config, iterations, epochs);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read run directory " + directory + ": " + e.getMessage(), e);
@@ -137,14 +136,30 @@ public final class RunMetrics {
     }
   }
 
-  private static List<String> readLines(FileSystem fs, Path path) throws IOException {
-    List<String> lines = new ArrayList<>();
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(fs.open(path), StandardCharsets.UTF_8))) {
-      for (String line = r.readLine(); line != null; line = r.readLine()) {
-        lines.add(line);
-      }
+  /**
+   * The file's lines. A run killed while it wrote a line leaves that line torn: the last, without its line end,
+   * and not JSON. An unfinished run's torn last line is left out (a resume drops it too); a finished run has
+   * none, so there it is an error like any other.
+   */
+  private static List<String> readLines(FileSystem fs, Path path, boolean finished) throws IOException {
+    String text;
+    try (InputStream in = fs.open(path)) {
+      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    List<String> lines = new ArrayList<>(text.lines().toList());
+    if (!finished && !text.isEmpty() && !text.endsWith("\n") && !isJsonObject(lines.get(lines.size() - 1))) {
+      lines.remove(lines.size() - 1);
     }
     return lines;
+  }
+
+  private static boolean isJsonObject(String line) {
+    try {
+      JsonNode node = JSON.readTree(line);
+      return node != null && node.isObject();
+    } catch (JsonProcessingException e) {
+      return false;
+    }
   }
 
   public String directory() {

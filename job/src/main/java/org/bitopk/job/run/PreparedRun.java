@@ -295,7 +295,7 @@ public final class PreparedRun {
           "input of the table", "give its image shape with --input-shape, or choose mlp or mlp-small (they take "
           + "any shape)");
       int[] sizes = loaded.shardSizes();
-      int smallest = requireBatchFits(config, sizes, (loaded.rows() - loaded.testRows()) + " training rows");
+      int smallest = requireBatchFits(config, sizes, loaded.trainRows() + " training rows");
       return finish(new PreparedRun(config, fs, output, state, runId, checkpoint, previousConfig, null, sizes,
           smallest / config.batchSize(), tableLoader, loaded));
     } catch (RuntimeException e) {
@@ -417,7 +417,7 @@ public final class PreparedRun {
   /** Training examples read, or -1 for the counterexample and the synthetic gradients (no examples). */
   public int trainExamples() {
     if (table != null) {
-      return (int) (table.rows() - table.testRows());
+      return (int) table.trainRows();
     }
     return data == null ? -1 : data.train().count();
   }

@@ -3,6 +3,7 @@ package org.bitopk.job.table;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.TreeSet;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.api.java.JavaRDD;
@@ -242,7 +243,7 @@ final class TableBuild {
       }
       return LabelIndex.names(new ArrayList<>(all));
     }
-    checkIntegral(summaries, offsets, b.trainWhere, Integer.MAX_VALUE);
+    checkIntegral(summaries, offsets, b.trainWhere, OptionalInt.empty());
     double max = Double.NEGATIVE_INFINITY;
     long maxRow = 0;
     for (int p = 0; p < summaries.size(); p++) {
@@ -264,8 +265,8 @@ final class TableBuild {
     return LabelIndex.numeric((int) max + 1);
   }
 
-  /** Numeric labels must be integers >= 0 and, when {@code classes} is known, below it. */
-  private void checkIntegral(List<RawBlock.Summary> summaries, long[] offsets, String where, int classes) {
+  /** Numeric labels must be integers >= 0 and, when {@code classes} is known (test labels), below it. */
+  private void checkIntegral(List<RawBlock.Summary> summaries, long[] offsets, String where, OptionalInt classes) {
     for (int p = 0; p < summaries.size(); p++) {
       RawBlock.Summary s = summaries.get(p);
       if (s.count == 0) {
@@ -279,8 +280,9 @@ final class TableBuild {
         throw outOfRange(where, offsets[p] + s.minRow + 1, s.min, "numeric labels must be class indices 0, 1, "
             + "2, ...");
       }
-      if (s.max >= classes) {
-        throw outOfRange(where, offsets[p] + s.maxRow + 1, s.max, "the training labels are 0.." + (classes - 1));
+      if (classes.isPresent() && s.max >= classes.getAsInt()) {
+        throw outOfRange(where, offsets[p] + s.maxRow + 1, s.max, "the training labels are 0.."
+            + (classes.getAsInt() - 1));
       }
     }
   }
@@ -294,7 +296,7 @@ final class TableBuild {
 
   private void checkTestLabels(List<RawBlock.Summary> summaries, long[] offsets, LabelIndex labels) {
     if (!labels.isNamed()) {
-      checkIntegral(summaries, offsets, b.testWhere, labels.numClasses());
+      checkIntegral(summaries, offsets, b.testWhere, OptionalInt.of(labels.numClasses()));
       return;
     }
     for (RawBlock.Summary s : summaries) {

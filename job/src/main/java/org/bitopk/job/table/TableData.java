@@ -39,6 +39,7 @@ public final class TableData implements AutoCloseable {
   private final FeatureNormalization normalization;
   private final long rows;
   private final long testRows;
+  private final boolean testHeldOut;
   private final long droppedRows;
   private final int[] shardSizes;
   private final String features;
@@ -56,6 +57,7 @@ public final class TableData implements AutoCloseable {
     this.normalization = normalization;
     this.rows = rows;
     this.testRows = testRows;
+    this.testHeldOut = b.testTable == null;
     this.droppedRows = droppedRows;
     this.shardSizes = shardSizes;
     this.features = features;
@@ -106,6 +108,11 @@ public final class TableData implements AutoCloseable {
 
   public long testRows() {
     return testRows;
+  }
+
+  /** Rows of the training table that are not held out for testing (all of them with a test table). */
+  public long trainRows() {
+    return testHeldOut ? rows - testRows : rows;
   }
 
   /** Training rows left out so that every worker has equally many (IID) or 2 equal shards (non-IID). */

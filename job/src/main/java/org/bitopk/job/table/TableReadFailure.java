@@ -31,6 +31,10 @@ public final class TableReadFailure {
    * are at fault; empty when the failure is not about the data (a lost executor, a cancelled job).
    */
   public static Optional<String> explain(Throwable failure) {
+    Optional<String> tooWide = csvColumnLimit(failure);
+    if (tooWide.isPresent()) {
+      return tooWide;
+    }
     String file = null;
     Throwable deepest = failure;
     boolean aboutTheData = false;
@@ -80,6 +84,28 @@ public final class TableReadFailure {
       }
     }
     return false;
+  }
+
+  /**
+   * Spark's CSV parser (univocity) holds at most {@code maxColumns} values a row; one more overflows its array.
+   * Its own hint naming the limit needs the overflow's message to be the bare index, which it is not on JDK 11+.
+   */
+  private static final Pattern CSV_OVERFLOW = Pattern.compile("ArrayIndexOutOfBoundsException - Index (\\d+) out of "
+      + "bounds|exceeded limit of (\\d+) columns");
+
+  private static Optional<String> csvColumnLimit(Throwable failure) {
+    for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+      String message = String.valueOf(t.getMessage());
+      Matcher m = CSV_OVERFLOW.matcher(message);
+      if ((t.getClass().getName().endsWith(".TextParsingException") || message.contains("TextParsingException"))
+          && m.find()) {
+        long limit = Long.parseLong(m.group(1) != null ? m.group(1) : m.group(2));
+        return Optional.of(String.format(java.util.Locale.ROOT, "a row has more than %,d columns, the most Spark's "
+            + "CSV reader takes (its maxColumns option): write the table as Parquet, or pack the features into "
+            + "fewer columns", limit));
+      }
+    }
+    return Optional.empty();
   }
 
   private static String withoutScheme(String file) {

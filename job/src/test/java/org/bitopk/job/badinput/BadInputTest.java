@@ -178,6 +178,33 @@ class BadInputTest {
     assertFalse(Files.exists(debris.resolveSibling("report.png")), "no chart of nothing");
   }
 
+  /** A run killed while writing a metric line leaves it torn; --partial draws the lines before it. */
+  @Test
+  void reportPartialLeavesOutAKilledRunsTornLastLine() throws IOException {
+    Path run = tmp.resolve("torn");
+    assertEquals(0, main(List.of("--dataset", "counterexample", "--epochs", "3", "--output", run.toString(),
+        "--quiet")).code());
+    Path iterations = run.resolve("metrics/iterations.jsonl");
+    List<String> whole = Files.readAllLines(iterations);
+    String last = whole.get(whole.size() - 1);
+    String torn = String.join("\n", whole.subList(0, whole.size() - 1)) + "\n" + last.substring(0, last.length() / 2);
+    Files.writeString(iterations, torn);
+
+    Outcome finished = main(List.of("report", "--runs", run.toString()));
+    assertEquals(2, finished.code(), "a finished run has no torn line: " + finished.err());
+    assertTrue(finished.err().contains("iterations.jsonl line " + whole.size()), finished.err());
+
+    Files.delete(run.resolve("_SUCCESS"));
+    Outcome killed = main(List.of("report", "--runs", run.toString(), "--partial"));
+    assertEquals(0, killed.code(), killed.err());
+    assertEquals("", killed.err());
+    String html = Files.readString(run.resolve("report.html"));
+    assertTrue(html.contains(", " + (whole.size() - 1) + " iterations, "), "the lines before the torn one");
+
+    Files.writeString(iterations, torn + "\n");   // ended by a line end: not a torn write but a damaged line
+    assertEquals(2, main(List.of("report", "--runs", run.toString(), "--partial")).code());
+  }
+
   /**
    * Text that is not JSON, in a --config file (a trailing comma) or in a metrics file given to report (binary
    * garbage), is one line naming the file and where, without Jackson's source dump or the file's raw bytes.

@@ -213,7 +213,13 @@ class TableTrainingTest {
     JsonNode last = JSON.readTree(Files.readAllLines(fromTable.resolve("metrics/epochs.jsonl")).get(1));
     assertTrue(last.get("test_accuracy").asDouble() > 0.5, "it learns: " + last);
 
-    JsonNode table = JSON.readTree(fromTable.resolve("config.json").toFile()).get("resolved").get("table");
+    JsonNode resolved = JSON.readTree(fromTable.resolve("config.json").toFile()).get("resolved");
+    JsonNode idxResolved = JSON.readTree(fromIdx.resolve("config.json").toFile()).get("resolved");
+    assertEquals(idxResolved.get("train_examples"), resolved.get("train_examples"), "the same images trained on");
+    assertEquals(TRAIN, resolved.get("train_examples").asInt(), "every row of the training table");
+    String summary = String.format(java.util.Locale.ROOT, "%,d train, %,d test examples", TRAIN, TEST);
+    assertTrue(Files.readString(fromTable.resolve("summary.txt")).contains(summary), summary);
+    JsonNode table = resolved.get("table");
     assertEquals(TRAIN, table.get("rows").asInt());
     assertEquals(TEST, table.get("test_rows").asInt());
     assertEquals("1x28x28", table.get("input_shape").asText());
@@ -359,7 +365,15 @@ class TableTrainingTest {
     Path negative = csv(dir, "negative.csv", "label,a,b,c,d\n1,1,2,3,4\n-1,1,2,3,4\n0,0,0,0,0\n");
     Path fine = csv(dir, "fine.csv", "label,a,b,c,d\n1,1,2,3,4\n2,1,2,3,4\n0,0,0,0,0\n1,1,1,1,1\n");
     Path unseen = csv(dir, "unseen.csv", "label,a,b,c,d\n7,1,2,3,4\n");
+    Path hugeLabel = csv(dir, "huge-label.csv", "label,a,b,c,d\n1,1,2,3,4\n2147483647,1,2,3,4\n0,0,0,0,0\n");
+    String wideHeader = "label," + java.util.stream.IntStream.range(0, 50_000).mapToObj(i -> "c" + i)
+        .collect(java.util.stream.Collectors.joining(","));
+    Path wide = csv(dir, "wide.csv", wideHeader + "\n" + wideHeader.replaceAll("[a-z]+[0-9]*", "1") + "\n");
     return Stream.of(
+        Arguments.of("50,001 columns", List.of("--data", "csv:" + wide, "--workers", "1"), "--data",
+            "a row has more than 20,480 columns, the most Spark's CSV reader takes"),
+        Arguments.of("label 2^31-1", List.of("--data", "csv:" + hugeLabel, "--workers", "1"), "--label",
+            "has label 2147483647; at most " + org.bitopk.datasets.LabelIndex.MAX_CLASSES + " classes are supported"),
         Arguments.of("unknown format", List.of("--data-format", "xlsx", "--data", fine.toString()), "--data-format",
             "unknown format 'xlsx'"),
         Arguments.of("missing path", List.of("--data", "parquet:" + dir.resolve("nope")), "--data", "nope"),
