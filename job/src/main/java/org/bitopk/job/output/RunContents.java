@@ -13,9 +13,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.bitopk.job.output.DirectoryEntries.Entry;
 
 /**
  * What a directory holds, told apart by bitopk's own marks rather than by names alone: a {@code config.json}
@@ -65,17 +65,18 @@ public final class RunContents {
   public static RunContents of(FileSystem fs, Path dir) throws IOException {
     // Read raw bytes: a hand-edited file's stale checksum side file must not make it unreadable here.
     Scan scan = new Scan(fs, RunDirectory.raw(fs));
-    FileStatus[] entries = fs.listStatus(dir);
-    Arrays.sort(entries);
-    FileStatus config = Arrays.stream(entries).filter(e -> e.isFile() && e.getPath().getName()
-        .equals(RunDirectory.CONFIG)).findFirst().orElse(null);
-    boolean runConfig = config != null && scan.isRunConfig(config.getPath());
+    List<Entry> entries = DirectoryEntries.list(fs, dir);
+    Entry config = entries.stream().filter(e -> e.isFile() && e.name().equals(RunDirectory.CONFIG)).findFirst()
+        .orElse(null);
+    boolean runConfig = config != null && scan.isRunConfig(config.path());
     boolean finished = false;
-    for (FileStatus entry : entries) {
-      String name = entry.getPath().getName();
+    for (Entry entry : entries) {
+      String name = entry.name();
       boolean mine;
-      if (isSideFile(name)) {
+      if (isSideFile(name) && entry.isFile()) {
         continue;   // judged with the file it belongs to, below
+      } else if (!entry.isFile() && !entry.isDirectory()) {
+        mine = false;   // never followed, never read: a link may lead into anybody's files, a FIFO blocks
       } else if (name.equals(RunLease.FILE) || name.startsWith(AtomicFiles.TEMPORARY_PREFIX)) {
         mine = true;
       } else if (entry.isDirectory()) {
@@ -83,7 +84,7 @@ public final class RunContents {
       } else if (name.equals(RunDirectory.CONFIG)) {
         mine = runConfig;
       } else if (FINAL_FILES.contains(name) && runConfig) {
-        mine = !name.equals(RunDirectory.SUMMARY) || scan.firstLineStartsWith(entry.getPath(), "bitopk run ");
+        mine = !name.equals(RunDirectory.SUMMARY) || scan.firstLineStartsWith(entry.path(), "bitopk run ");
         finished |= mine && name.equals(RunDirectory.SUCCESS);
       } else {
         mine = false;
@@ -133,7 +134,24 @@ public final class RunContents {
     return recordsRun;
   }
 
-  /** Hadoop's checksum side file of another entry: {@code .<name>.crc}. */
+  /** How a message names an entry bitopk did not write: "notes/", "logs (a symbolic link)". */
+  static String foreignName(String name, DirectoryEntries.Kind kind) {
+    return switch (kind) {
+      case FILE -> name;
+      case DIRECTORY -> name + "/";
+      default -> name + " (" + kind.describe() + ")";
+    };
+  }
+
+  /** The name whose checksum side file {@code side} is. */
+  static String sideFileOf(String side) {
+    return side.substring(1, side.length() - ".crc".length());
+  }
+
+  /**
+   * Hadoop's checksum side file of another entry: {@code .<name>.crc}. It is bitopk's when its file is, or when
+   * its file is gone (Hadoop's local file system hides these, and one deleted beside it may stay behind).
+   */
   private static boolean isSideFile(String name) {
     return name.startsWith(".") && name.endsWith(".crc") && name.length() > ".crc".length() + 1;
   }
@@ -152,35 +170,37 @@ public final class RunContents {
       this.raw = raw;
     }
 
-    void account(FileStatus entry, boolean mine) {
+    void account(Entry entry, boolean mine) {
       if (mine) {
-        own.add(entry.getPath());
+        own.add(entry.path());
       } else {
-        foreign.add(entry.getPath().getName() + (entry.isDirectory() ? "/" : ""));
+        foreign.add(foreignName(entry.name(), entry.kind()));
       }
     }
 
     /** A directory bitopk writes, holding only bitopk's files: metrics, checkpoints, captures, logs. */
-    boolean directory(FileStatus dir, String name) throws IOException {
+    boolean directory(Entry dir, String name) throws IOException {
       if (!DIRECTORIES.contains(name)) {
         return false;
       }
-      FileStatus[] entries = fs.listStatus(dir.getPath());
-      Arrays.sort(entries);
+      List<Entry> entries = DirectoryEntries.list(fs, dir.path());
       int checkpointsHere = 0;
       List<Path> children = new ArrayList<>();
-      for (FileStatus entry : entries) {
-        String child = entry.getPath().getName();
-        if (isSideFile(child)) {
+      for (Entry entry : entries) {
+        String child = entry.name();
+        if (!entry.isFile() && !entry.isDirectory()) {
+          return false;
+        }
+        if (isSideFile(child) && entry.isFile()) {
           continue;
         }
-        boolean mine = child.startsWith(AtomicFiles.TEMPORARY_PREFIX) || switch (name) {
+        boolean mine = child.startsWith(AtomicFiles.TEMPORARY_PREFIX) && entry.isFile() || switch (name) {
           case RunDirectory.METRICS -> entry.isFile() && METRIC_FILES.contains(child)
-              && firstLineStartsWith(entry.getPath(), "{\"run\":");
-          case CHECKPOINTS -> entry.isFile() && CHECKPOINT.matcher(child).matches() && startsWith(entry.getPath(),
+              && firstLineStartsWith(entry.path(), "{\"run\":");
+          case CHECKPOINTS -> entry.isFile() && CHECKPOINT.matcher(child).matches() && startsWith(entry.path(),
               CHECKPOINT_MAGIC);
           case RunDirectory.CAPTURES -> entry.isDirectory() && CAPTURE_ROUND.matcher(child).matches()
-              && captureRound(entry.getPath(), children);
+              && captureRound(entry.path(), children);
           case RunDirectory.LOGS -> entry.isFile() && DRIVER_LOG.matcher(child).matches();
           default -> false;
         };
@@ -190,7 +210,7 @@ public final class RunContents {
         if (name.equals(CHECKPOINTS) && !child.startsWith(AtomicFiles.TEMPORARY_PREFIX)) {
           checkpointsHere++;
         }
-        children.add(entry.getPath());
+        children.add(entry.path());
       }
       if (!sideFiles(entries, children)) {
         return false;
@@ -202,18 +222,18 @@ public final class RunContents {
 
     /** A round's capture files, added to {@code into} before the round's directory. */
     private boolean captureRound(Path round, List<Path> into) throws IOException {
-      FileStatus[] entries = fs.listStatus(round);
+      List<Entry> entries = DirectoryEntries.list(fs, round);
       List<Path> files = new ArrayList<>();
-      for (FileStatus entry : entries) {
-        String name = entry.getPath().getName();
-        if (isSideFile(name)) {
+      for (Entry entry : entries) {
+        String name = entry.name();
+        if (isSideFile(name) && entry.isFile()) {
           continue;
         }
         if (!entry.isFile() || !(CAPTURE_FILE.matcher(name).matches()
             || name.startsWith(AtomicFiles.TEMPORARY_PREFIX))) {
           return false;
         }
-        files.add(entry.getPath());
+        files.add(entry.path());
       }
       if (!sideFiles(entries, files)) {
         return false;
@@ -223,16 +243,17 @@ public final class RunContents {
     }
 
     /** Checksum side files of bitopk's files are bitopk's; any other is foreign (false, or listed). */
-    private boolean sideFiles(FileStatus[] entries, List<Path> mine) {
+    private boolean sideFiles(List<Entry> entries, List<Path> mine) {
       List<String> names = mine.stream().map(Path::getName).toList();
       List<Path> sides = new ArrayList<>();
-      for (FileStatus entry : entries) {
-        String name = entry.getPath().getName();
-        if (isSideFile(name)) {
-          if (!names.contains(name.substring(1, name.length() - ".crc".length()))) {
+      for (Entry entry : entries) {
+        String name = entry.name();
+        if (isSideFile(name) && entry.isFile()) {
+          String main = sideFileOf(name);
+          if (!names.contains(main) && entries.stream().anyMatch(e -> e.name().equals(main))) {
             return false;
           }
-          sides.add(entry.getPath());
+          sides.add(entry.path());
         }
       }
       mine.addAll(0, sides);
@@ -240,12 +261,13 @@ public final class RunContents {
     }
 
     /** At the top level: side files follow the verdict on their file. */
-    void topLevelSideFiles(FileStatus[] entries) {
+    void topLevelSideFiles(List<Entry> entries) {
       List<String> mine = own.stream().map(Path::getName).toList();
-      for (FileStatus entry : entries) {
-        String name = entry.getPath().getName();
-        if (isSideFile(name)) {
-          account(entry, mine.contains(name.substring(1, name.length() - ".crc".length())));
+      for (Entry entry : entries) {
+        String name = entry.name();
+        if (isSideFile(name) && entry.isFile()) {
+          String main = sideFileOf(name);
+          account(entry, mine.contains(main) || entries.stream().noneMatch(e -> e.name().equals(main)));
         }
       }
       foreign.sort(null);
