@@ -219,7 +219,9 @@ public class TrainOptions {
   boolean overwrite;
 
   @Option(names = "--" + EVAL_EVERY, paramLabel = "N",
-      description = "Evaluate on the test set every N epochs; the last epoch always (default: ${DEFAULT-VALUE}).")
+      description = "Evaluate on the test set every N epochs; the last epoch always (default: ${DEFAULT-VALUE}). With "
+          + "1, a run shorter than 5 epochs also evaluates after every tenth of its rounds (when that is 10 rounds "
+          + "or more), so that its report draws accuracy as a curve; 2 or more turns that off.")
   int evalEvery = DEFAULTS.evalEvery();
 
   @Option(names = "--" + CONSISTENCY_CHECK_EVERY, paramLabel = "N",

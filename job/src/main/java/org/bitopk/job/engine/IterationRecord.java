@@ -3,6 +3,8 @@ package org.bitopk.job.engine;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.Optional;
+import org.bitopk.job.problem.Evaluation;
 
 /**
  * One line of {@code metrics/iterations.jsonl} (the contract in job/docs/run-output.md). {@code iteration} is the
@@ -12,6 +14,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * {@code down_bytes} is one broadcast payload; {@code down_bytes_delivered} what reached the receivers: the
  * payload times P, plus a dense snapshot for every replica that reloaded one. {@code down_nnz} counts the
  * coordinates the downlink selected, {@code down_stats} the running statistics sent densely beside them.
+ * {@code test_loss} and {@code test_accuracy} are present only on a round after which the test set was evaluated
+ * inside an epoch ({@link EvaluationCadence}): of the model after the round's update, x_{t+1}.
  */
 @JsonPropertyOrder(alphabetic = false)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -49,20 +53,25 @@ public record IterationRecord(
     @JsonProperty("time_task_path_ms") double timeTaskPathMs,
     @JsonProperty("time_aggregate_ms") double timeAggregateMs,
     @JsonProperty("time_broadcast_ms") double timeBroadcastMs,
-    @JsonProperty("time_total_ms") double timeTotalMs) {
+    @JsonProperty("time_total_ms") double timeTotalMs,
+    @JsonProperty("test_loss") Double testLoss,
+    @JsonProperty("test_accuracy") Double testAccuracy) {
 
   /** Driver-side wall times of one round, in milliseconds. */
   record Times(double jobMs, double aggregateMs, double broadcastMs, double totalMs) {}
 
   /** The record of round t from its parts. */
   static IterationRecord of(String runId, RunPlan plan, int t, double lr, RoundStatistics workers,
-      ServerAggregator.Round server, RunCounters round, Double gap, Times times) {
+      ServerAggregator.Round server, RunCounters round, Double gap, Times times,
+      Optional<Evaluation> evaluation) {
     return new IterationRecord(runId, plan.mode(), plan.workers(), plan.tasks(), t, t / plan.roundsPerEpoch() + 1,
         workers.meanLoss(), lr, workers.upBytes(), round.downBytes(), round.downDeliveredBytes(), server.upNnz(),
         server.downNnz(), server.statistics(), server.aggregateNnz(), plan.uplink().targetK(),
         workers.meanAchievedK(), server.downTargetK(), server.downAchievedK(), workers.deltaUp(), server.deltaDown(),
         server.xi(), gap, workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack(),
         workers.gradientMs(), workers.compressMs(), workers.catchUpMs(), times.jobMs(), workers.taskPathMs(),
-        times.aggregateMs(), times.broadcastMs(), times.totalMs());
+        times.aggregateMs(), times.broadcastMs(), times.totalMs(),
+        evaluation.map(Evaluation::loss).orElse(null),
+        evaluation.map(Evaluation::accuracy).orElse(null));
   }
 }

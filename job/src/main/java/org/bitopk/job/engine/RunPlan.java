@@ -21,6 +21,7 @@ public final class RunPlan {
   private final int snapshotEvery;
   private final boolean xi;
   private final int evalEvery;
+  private final int roundsBetweenEvaluations;
   private final long seed;
   private final String divergenceAdvice;
   private final long speculationDeferMillis;
@@ -58,6 +59,10 @@ public final class RunPlan {
       throw new IllegalArgumentException("eval-every must be >= 1, got " + b.evalEvery);
     }
     this.evalEvery = b.evalEvery;
+    if (b.roundsBetweenEvaluations < 0) {
+      throw new IllegalArgumentException("rounds between evaluations must be >= 0, got " + b.roundsBetweenEvaluations);
+    }
+    this.roundsBetweenEvaluations = b.roundsBetweenEvaluations;
     this.seed = b.seed;
     this.divergenceAdvice = b.divergenceAdvice;
     if (b.speculationDeferMillis < 0) {
@@ -95,6 +100,17 @@ public final class RunPlan {
   public boolean xi() { return xi; }
   /** Evaluate on the test set every N epochs (the last epoch always). */
   public int evalEvery() { return evalEvery; }
+
+  /**
+   * Whether the test set is evaluated after round t inside an epoch (every {@code roundsBetweenEvaluations} rounds,
+   * {@link EvaluationCadence}); the epoch ends and the last round evaluate as {@link #evalEvery()} says.
+   */
+  public boolean evaluatesWithinEpochAfter(long t) {
+    long done = t + 1;
+    return roundsBetweenEvaluations > 0 && done % roundsBetweenEvaluations == 0 && done % roundsPerEpoch != 0
+        && done < totalRounds;
+  }
+
   public long seed() { return seed; }
   /** Appended to the divergence message, e.g. where the last good checkpoint is; may be empty. */
   public String divergenceAdvice() { return divergenceAdvice; }
@@ -133,6 +149,7 @@ public final class RunPlan {
     private int snapshotEvery = 32;
     private boolean xi;
     private int evalEvery = 1;
+    private int roundsBetweenEvaluations;
     private long seed;
     private String divergenceAdvice = "";
     private long speculationDeferMillis = 30_000;
@@ -178,6 +195,8 @@ public final class RunPlan {
 
     public Builder xi(boolean v) { xi = v; return this; }
     public Builder evalEvery(int v) { evalEvery = v; return this; }
+    /** Evaluate also every v rounds inside epochs; 0 (the default) for epoch ends only. */
+    public Builder roundsBetweenEvaluations(int v) { roundsBetweenEvaluations = v; return this; }
     public Builder seed(long v) { seed = v; return this; }
     public Builder divergenceAdvice(String v) { divergenceAdvice = Objects.requireNonNull(v); return this; }
     public Builder speculationDeferMillis(long v) { speculationDeferMillis = v; return this; }

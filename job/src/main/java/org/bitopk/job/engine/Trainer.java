@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -224,8 +225,11 @@ public final class Trainer<S> {
     publish(t, aggregate, window);
     long published = System.nanoTime();
     acceptAttempts(reports);
+    // after the round's clock: an evaluation is no part of the round's time
+    Optional<Evaluation> evaluation = plan.evaluatesWithinEpochAfter(t)
+        ? Optional.of(problem.evaluate(server.centralModel(master))) : Optional.empty();
     return record(t, lr, reports, aggregate, gap, new IterationRecord.Times((jobEnd - jobStart) / 1e6,
-        (aggregated - jobEnd) / 1e6, (published - aggregated) / 1e6, (published - start) / 1e6));
+        (aggregated - jobEnd) / 1e6, (published - aggregated) / 1e6, (published - start) / 1e6), evaluation);
   }
 
   private RoundSettings settings(int t, double lr) {
@@ -271,7 +275,7 @@ public final class Trainer<S> {
 
   /** The round's record, its counters added to the run's. */
   private IterationRecord record(int t, double lr, List<WorkerReport> reports, ServerAggregator.Round aggregate,
-      Double gap, IterationRecord.Times times) {
+      Double gap, IterationRecord.Times times, Optional<Evaluation> evaluation) {
     RoundStatistics workers = RoundStatistics.of(reports, plan.tasks(), sc.defaultParallelism());
     if (workers.rejectedStarts() > 0) {
       LOG.warn("round {}: {} new replica(s) built an x_0 whose checksum is not the driver's (another model file or "
@@ -283,7 +287,7 @@ public final class Trainer<S> {
         payload * plan.workers() + (long) workers.replicaResyncs() * Float.BYTES * master.length,
         workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack());
     counters = counters.plus(round);
-    return IterationRecord.of(runId, plan, t, lr, workers, aggregate, round, gap, times);
+    return IterationRecord.of(runId, plan, t, lr, workers, aggregate, round, gap, times, evaluation);
   }
 
   /** Hands round t's accepted c_i to the capture. */

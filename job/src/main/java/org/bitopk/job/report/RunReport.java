@@ -61,8 +61,7 @@ public final class RunReport {
         perIteration("training minibatch loss", iteration, it.column("loss")),
         ChartSeries.of("train loss (epoch)", epochIteration, ep.column("train_loss")),
         ChartSeries.of("test loss (epoch)", epochIteration, ep.column("test_loss")))));
-    panels.add(ChartData.of("Test accuracy", "epoch", "test accuracy (%)", List.of(
-        ChartSeries.of("test accuracy", epoch, scale(ep.column("test_accuracy"), 100.0)))));
+    panels.add(ChartData.of("Test accuracy", "epoch", "test accuracy (%)", List.of(accuracyByEpoch(run))));
     panels.add(ChartData.of("Accuracy vs traffic", "cumulative bytes delivered, up + down x P (MiB)",
         "test accuracy (%)", List.of(ChartSeries.of("test accuracy",
             scale(add(ep.column("cum_up_bytes"), deliveredDown(ep)), 1 / MIB), scale(ep.column("test_accuracy"), 100.0)))));
@@ -95,6 +94,40 @@ public final class RunReport {
           perIteration("ξ", iteration, it.column("xi")))));
     }
     return panels;
+  }
+
+  /**
+   * Test accuracy by epoch: the epoch ends' evaluations and, when a short run evaluated inside epochs too (the
+   * iteration lines' {@code test_accuracy}), those at their fraction of an epoch, in order of rounds done.
+   */
+  static ChartSeries accuracyByEpoch(RunMetrics run) {
+    MetricTable it = run.iterations();
+    MetricTable ep = run.epochs();
+    long perEpoch = run.config().path("resolved").path("iterations_per_epoch").asLong(0);
+    if (!it.hasValues("test_accuracy") || perEpoch < 1) {
+      return ChartSeries.of("test accuracy", ep.column("epoch"), scale(ep.column("test_accuracy"), 100.0));
+    }
+    java.util.TreeMap<Double, Double> byRoundsDone = new java.util.TreeMap<>();
+    double[] roundsDone = ep.column("iteration");
+    double[] accuracy = ep.column("test_accuracy");
+    for (int i = 0; i < roundsDone.length; i++) {
+      byRoundsDone.put(roundsDone[i], accuracy[i]);
+    }
+    double[] round = it.column("iteration");
+    double[] within = it.column("test_accuracy");
+    for (int i = 0; i < round.length; i++) {
+      if (Double.isFinite(within[i])) {
+        byRoundsDone.putIfAbsent(round[i] + 1, within[i]);   // evaluated after round t: t + 1 rounds done
+      }
+    }
+    double[] x = new double[byRoundsDone.size()];
+    double[] y = new double[x.length];
+    int j = 0;
+    for (var e : byRoundsDone.entrySet()) {
+      x[j] = e.getKey() / perEpoch;
+      y[j++] = 100 * e.getValue();
+    }
+    return ChartSeries.of("test accuracy", x, y);
   }
 
   private static ChartSeries perIteration(String name, double[] iteration, double[] values) {

@@ -15,6 +15,7 @@ import org.bitopk.compression.KRounding;
 import org.bitopk.job.config.Mode;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.engine.DownlinkStrategy;
+import org.bitopk.job.engine.EvaluationCadence;
 import org.bitopk.job.engine.RunPlan;
 import org.bitopk.job.engine.UplinkFeedback;
 import org.bitopk.job.engine.UplinkSettings;
@@ -60,6 +61,8 @@ public final class RunPlans {
         .window(config.updateWindow(), config.snapshotEvery())
         .xi(config.xi())
         .evalEvery(config.evalEvery())
+        .roundsBetweenEvaluations(EvaluationCadence.roundsBetween(config.evalEvery(),
+            totalRounds(config, problem.iterationsPerEpoch()), problem.iterationsPerEpoch()))
         .seed(config.seed())
         .divergenceAdvice(divergenceAdvice)
         .captureRounds(config.captureVectors().stream().mapToInt(Integer::intValue).toArray())

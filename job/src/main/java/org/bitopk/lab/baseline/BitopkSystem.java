@@ -69,8 +69,9 @@ final class BitopkSystem implements ComparedSystem {
     TrainingConfig config = variant.configure(TrainingConfig.builder().dataset(s.dataset()).data(s.dataPath())
         .model(Dl4jSetup.MODEL).workers(s.workers()).batchSize(s.batchSize()).learningRate(s.learningRate())
         .epochs(s.epochs()).seed(s.seed()), rho, values)
-        // the job's own per-epoch evaluation only after the last epoch, once this comparison's clock is read
-        .evalEvery(s.epochs()).quiet(true).output(runDir.toString()).overwrite(true).build();
+        // the job's own evaluation only after the last epoch, once this comparison's clock is read: every more
+        // epochs than the run has, so that a short run gets no evaluations inside epochs either (EvaluationCadence)
+        .evalEvery(s.epochs() + 1).quiet(true).output(runDir.toString()).overwrite(true).build();
     Probe probe = new Probe(context.data().train(), context.data().test(), s);
     TrainingRun.Result result = TrainingRun.execute(context.sc(), config, false, List.of(probe));
     RunSummary summary = result.summary();
