@@ -87,6 +87,12 @@ public final class TableInput {
     return table;
   }
 
+  /** The path of {@code --test-data} (without a FORMAT: prefix), null without one. */
+  public String testPath() {
+    String[] prefixed = splitPrefixed(testData);
+    return testData == null ? null : prefixed != null ? prefixed[1] : testData;
+  }
+
   public boolean isDataFrame() {
     return DATAFRAME.equals(format);
   }

@@ -294,6 +294,9 @@ public final class PreparedRun {
       requireModelFits(config, loaded.channels(), loaded.height(), loaded.width(), loaded.labels().numClasses(),
           "input of the table", "give its image shape with --input-shape, or choose mlp or mlp-small (they take "
           + "any shape)");
+      if (previousConfig != null && !config.table().isDataFrame()) {
+        SameTableCheck.require(previousConfig, new Path(output, RunDirectory.CONFIG), config.table(), loaded);
+      }
       int[] sizes = loaded.shardSizes();
       int smallest = requireBatchFits(config, sizes, loaded.trainRows() + " training rows");
       return finish(new PreparedRun(config, fs, output, state, runId, checkpoint, previousConfig, null, sizes,

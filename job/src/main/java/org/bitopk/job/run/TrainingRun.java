@@ -249,7 +249,8 @@ public final class TrainingRun {
       resolved.put("test_examples", prepared.testExamples());
       resolved.put("shard_sizes", prepared.shardSizes());
     }
-    resolved.put(InputFingerprint.KEY, InputFingerprint.of(prepared.config(), sc.hadoopConfiguration()));
+    resolved.put(InputFingerprint.KEY, InputFingerprint.recorded(prepared.previousConfig(), prepared.config(),
+        sc.hadoopConfiguration()));
     resolved.put("iterations_per_epoch", prepared.iterationsPerEpoch());
     resolved.put("tasks", plan.tasks());
     resolved.put("uplink_k", plan.uplink().targetK());
