@@ -13,7 +13,8 @@ import sun.misc.Signal;
  * run had finished). Once a command has begun writing ({@link #deferToMainThread}), the signal only requests
  * the stop: the main thread honours it at its next safe point ({@link #stopIfRequested}, between rounds, never
  * inside a write) and writes the line from what the directory then really holds, so its advice can be
- * followed literally. Before that, nothing is being written and the job ends at once.
+ * followed literally. Before that, nothing is being written and the job ends at once, its line saying to run the
+ * same command again.
  *
  * <p>Installed by the command-line entry point only. A second signal halts at once.
  */
@@ -50,7 +51,10 @@ public final class Interruption {
 
   private Interruption() {}
 
-  /** Handles SIGINT and SIGTERM from now on; the line goes to {@code consoleErr}. */
+  /**
+   * Handles SIGINT and SIGTERM from now on; the line goes to {@code consoleErr}. Installed first thing: a signal
+   * the JVM's default handling met would end the job without a line.
+   */
   public static void install(PrintStream consoleErr) {
     console = consoleErr;
     for (String name : new String[] {"INT", "TERM"}) {
@@ -60,6 +64,11 @@ public final class Interruption {
         // the JVM reserves the signal (-Xrs): its default handling stays
       }
     }
+  }
+
+  /** The line of a signal goes to {@code consoleErr} from now on (once the console is separated from the log). */
+  public static void printTo(PrintStream consoleErr) {
+    console = consoleErr;
   }
 
   /**
@@ -116,7 +125,8 @@ public final class Interruption {
     exiting = true;
     PrintStream out = console;
     if (out != null) {
-      out.println("bitopk: interrupted by SIG" + signal.getName());
+      out.println("bitopk: interrupted by SIG" + signal.getName() + " before anything was written: run the same "
+          + "command again");
       out.flush();
     }
     System.exit(code);

@@ -30,6 +30,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    Interruption.install(System.err);
     Optional<String> limits = MachineLimits.problem();
     if (limits.isPresent()) {
       System.err.println("bitopk: " + limits.get());
@@ -44,7 +45,7 @@ public final class Main {
       out = log.consoleOut();
       err = log.consoleErr();
     }
-    Interruption.install(err);
+    Interruption.printTo(err);
     int code;
     try {
       code = execute(args, null, new PrintWriter(out, true), new PrintWriter(err, true));

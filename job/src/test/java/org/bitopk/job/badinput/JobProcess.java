@@ -108,6 +108,32 @@ final class JobProcess {
     return process.isAlive();
   }
 
+  /**
+   * Waits until the JVM runs the job's code: it has opened a jar of the class path (the JDK's own classes come from
+   * its modules image, the job's from class directories, so the first jar is a library the job loads).
+   */
+  void awaitJarOpened(Duration timeout) throws IOException, InterruptedException {
+    Path fds = Path.of("/proc", Long.toString(process.pid()), "fd");
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline && process.isAlive()) {
+      try (java.util.stream.Stream<Path> open = Files.list(fds)) {
+        if (open.anyMatch(fd -> {
+          try {
+            return Files.readSymbolicLink(fd).toString().endsWith(".jar");
+          } catch (IOException closed) {
+            return false;
+          }
+        })) {
+          return;
+        }
+      } catch (IOException gone) {
+        // the process ended or /proc is unavailable: the caller's checks report it
+        return;
+      }
+      Thread.sleep(10);
+    }
+  }
+
   /** Sends {@code signal} (e.g. "INT", "TERM") to the job's JVM. */
   void signal(String signal) throws IOException, InterruptedException {
     int code = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();

@@ -83,6 +83,30 @@ class OneLineFailuresTest {
     assertIntact(out);
   }
 
+  /**
+   * A signal in the job's first seconds (its checks, Spark starting), before it writes anything, is one line that
+   * says to run the same command again, and the output directory is not created.
+   */
+  @ParameterizedTest(name = "SIG{0} after {1} ms")
+  @CsvSource({"INT, 1000, 130", "TERM, 700, 143", "TERM, 2000, 143"})
+  void aSignalInTheFirstSecondsIsOneLineSayingToRunAgain(String signal, long afterMs, int code) throws Exception {
+    Path out = tmp.resolve("early-" + signal + "-" + afterMs);
+    long started = System.nanoTime();
+    JobProcess job = JobProcess.start(tmp.resolve("streams"), List.of("--dataset", "counterexample", "--epochs",
+        "100000", "--master", "local[2]", "--output", out.toString()));
+    job.awaitJarOpened(TIMEOUT);   // a loaded machine may take longer than afterMs to start a JVM
+    Thread.sleep(Math.max(0, afterMs - (System.nanoTime() - started) / 1_000_000));
+    job.signal(signal);
+    JobProcess.Finished finished = job.await(TIMEOUT);
+    assertOneLine(finished, code, "bitopk: interrupted by SIG" + signal);
+    assertTrue(Stream.of("run the same command again", "--overwrite", "--resume").anyMatch(finished.err()::contains),
+        "what to do next: " + finished.err());
+    if (finished.err().contains("run the same command again")) {
+      assertTrue(!Files.exists(out) || Cli.files(out).stream().allMatch(f -> f.startsWith("logs/")),
+          "nothing of the run: " + (Files.exists(out) ? Cli.files(out) : "no directory"));
+    }
+  }
+
   static Stream<Arguments> failuresBeforeSpark() throws IOException {
     Path aFile = Files.writeString(tmp.resolve("a-file"), "x");
     int refusingPort;
