@@ -109,17 +109,19 @@ final class JobProcess {
   }
 
   /**
-   * Waits until the JVM runs the job's code: it has opened a jar of the class path (the JDK's own classes come from
-   * its modules image, the job's from class directories, so the first jar is a library the job loads).
+   * Waits until the JVM has opened a jar of the class path whose name contains {@code name}: the job's code has
+   * come as far as loading that library (the JDK's own classes come from its modules image, the job's from class
+   * directories).
    */
-  void awaitJarOpened(Duration timeout) throws IOException, InterruptedException {
+  void awaitJarOpened(String name, Duration timeout) throws IOException, InterruptedException {
     Path fds = Path.of("/proc", Long.toString(process.pid()), "fd");
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline && process.isAlive()) {
       try (java.util.stream.Stream<Path> open = Files.list(fds)) {
         if (open.anyMatch(fd -> {
           try {
-            return Files.readSymbolicLink(fd).toString().endsWith(".jar");
+            String target = Files.readSymbolicLink(fd).getFileName().toString();
+            return target.endsWith(".jar") && target.contains(name);
           } catch (IOException closed) {
             return false;
           }

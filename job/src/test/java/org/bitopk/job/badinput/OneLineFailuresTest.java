@@ -94,7 +94,9 @@ class OneLineFailuresTest {
     long started = System.nanoTime();
     JobProcess job = JobProcess.start(tmp.resolve("streams"), List.of("--dataset", "counterexample", "--epochs",
         "100000", "--master", "local[2]", "--output", out.toString()));
-    job.awaitJarOpened(TIMEOUT);   // a loaded machine may take longer than afterMs to start a JVM
+    // the command line's parser is loaded after the handlers: a loaded machine may take longer than afterMs to get
+    // there, and a signal before the JVM ran any of the job's code ends it the JVM's way, without a line
+    job.awaitJarOpened("picocli", TIMEOUT);
     Thread.sleep(Math.max(0, afterMs - (System.nanoTime() - started) / 1_000_000));
     job.signal(signal);
     JobProcess.Finished finished = job.await(TIMEOUT);
