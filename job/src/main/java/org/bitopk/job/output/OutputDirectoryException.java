@@ -15,4 +15,11 @@ public class OutputDirectoryException extends IllegalArgumentException {
   public OutputDirectoryException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /** The same refusal naming {@code flag} where it names {@code --output} (a resume names its directory so). */
+  public static OutputDirectoryException namingFlag(OutputDirectoryException e, String flag) {
+    String message = e.getMessage();
+    return message.startsWith("--output ")
+        ? new OutputDirectoryException(flag + message.substring("--output".length()), e) : e;
+  }
 }

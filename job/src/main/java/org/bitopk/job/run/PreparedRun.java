@@ -157,7 +157,8 @@ public final class PreparedRun {
         throw new BadInputException(flag(RESUME) + ": " + new Path(path, RunDirectory.CONFIG) + " names no run "
             + "('run' key)");
       }
-      checkpoint = latestCheckpoint(fs, path, runId, ConfigDigest.of(TrainFlags.of(resolved)));
+      checkpoint = ResumeCheckpoint.latest(CheckpointStore.in(fs, path, CHECKPOINTS_KEPT), runId,
+          ConfigDigest.of(TrainFlags.of(resolved)));
       InputFingerprint.requireUnchanged(previous, new Path(path, RunDirectory.CONFIG),
           InputFingerprint.of(resolved, conf));
     } else {
@@ -216,7 +217,12 @@ public final class PreparedRun {
    * @param warnings receives the one-line warning when a stale lease is taken over
    */
   public RunLease claim(Consumer<String> warnings) {
-    RunLease lease = RunLease.acquire(fs, output, runId, warnings);
+    RunLease lease;
+    try {
+      lease = RunLease.acquire(fs, output, runId, warnings);
+    } catch (OutputDirectoryException e) {
+      throw config.resume() ? OutputDirectoryException.namingFlag(e, flag(RESUME)) : e;
+    }
     boolean claimed = false;
     try {
       RunDirectoryCheck.State now = RunDirectoryCheck.inspect(fs, output);
@@ -519,28 +525,6 @@ public final class PreparedRun {
     } catch (IOException e) {
       throw new BadInputException(flag(RESUME) + ": cannot read " + file + ": " + e.getMessage(), e);
     }
-  }
-
-  private static Checkpoint latestCheckpoint(FileSystem fs, Path dir, String runId, String digest) {
-    CheckpointStore store = CheckpointStore.in(fs, dir, CHECKPOINTS_KEPT);
-    Checkpoint checkpoint;
-    try {
-      checkpoint = store.latest(runId).orElse(null);
-      if (checkpoint == null) {
-        String others = store.latest().map(c -> " (there are checkpoints of another run, " + c.runId()
-            + ", which this directory's config.json does not describe)").orElse("");
-        throw new BadInputException(flag(RESUME) + ": no intact checkpoint of run " + runId + " in " + store.directory()
-            + others + " (checkpoints are written with --checkpoint-every N)");
-      }
-    } catch (IOException e) {
-      throw new BadInputException(flag(RESUME) + ": cannot read the checkpoints in " + store.directory() + ": "
-          + e.getMessage(), e);
-    }
-    if (!checkpoint.configDigest().equals(digest)) {
-      throw new BadInputException(flag(RESUME) + ": settings differ from the checkpointed run's: "
-          + ConfigDigest.differences(checkpoint.configDigest(), digest));
-    }
-    return checkpoint;
   }
 
   private static TrainTest loadData(TrainingConfig config, Configuration conf) {

@@ -211,8 +211,10 @@ class OutputOwnershipTest {
     Path busy = crashedRun("busy", 25);
     writeLease(busy, "live-run", "elsewhere.example", 4242, Instant.now());
     Map<String, byte[]> before = Cli.snapshot(busy);
-    Cli.run(sc, "--resume", busy.toString(), "--quiet").failsWithOneLine(2, "is in use by run live-run",
-        "elsewhere.example", "pid 4242");
+    Cli.Outcome refused = Cli.run(sc, "--resume", busy.toString(), "--quiet").failsWithOneLine(2,
+        "is in use by run live-run", "elsewhere.example", "pid 4242");
+    assertTrue(refused.err().startsWith("bitopk: --resume ") && refused.err().contains(busy.toString()),
+        "the flag that named the directory: " + refused.err());
     Cli.assertSame(before, Cli.snapshot(busy), "a live lease's directory");
   }
 

@@ -139,6 +139,30 @@ class ResumeTest {
     assertTrue(resumed.out().contains("lost residuals   0"), resumed.out());
   }
 
+  /** Every checkpoint damaged (one truncated, one with a flipped byte): the line says so and what helps. */
+  @Test
+  void aRunWhoseCheckpointsAreAllDamagedIsRefusedSayingSo() throws IOException {
+    Path crashed = crashedRun("all-damaged", 25);
+    List<Path> checkpoints;
+    try (java.util.stream.Stream<Path> listed = Files.list(crashed.resolve("checkpoints"))) {
+      checkpoints = listed.filter(p -> p.getFileName().toString().startsWith("checkpoint-")).sorted().toList();
+    }
+    assertEquals(2, checkpoints.size(), checkpoints.toString());
+    byte[] first = Files.readAllBytes(checkpoints.get(0));
+    Files.write(checkpoints.get(0), java.util.Arrays.copyOf(first, first.length / 2));
+    byte[] second = Files.readAllBytes(checkpoints.get(1));
+    second[second.length / 2] ^= 0x10;
+    Files.write(checkpoints.get(1), second);
+
+    Outcome refused = main("--resume", crashed.toString(), "--quiet");
+    assertEquals(2, refused.code(), refused.err());
+    assertEquals(1, refused.err().lines().count(), refused.err());
+    assertTrue(refused.err().contains("all its 2 checkpoint files (" + checkpoints.get(1).getFileName() + ", "
+        + checkpoints.get(0).getFileName() + ") are damaged"), refused.err());
+    assertTrue(refused.err().contains("start it again with --overwrite"), refused.err());
+    assertFalse(refused.err().contains("--checkpoint-every"), "checkpoints were written: " + refused.err());
+  }
+
   @Test
   void resumeRefusesWhatCannotBeResumed() throws IOException {
     Path crashed = crashedRun("refusals", 25);
