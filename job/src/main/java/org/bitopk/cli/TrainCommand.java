@@ -116,7 +116,7 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
       }
       Interruption.stopIfRequested();
       if (log.isPresent()) {
-        copyLogTo = startLogFile(log.get(), prepared, hadoop);
+        copyLogTo = startLogFile(log.get(), prepared, lease, hadoop);
         logShown = Optional.of(copyLogTo != null ? copyLogTo.toString() : log.get().location().orElse(""));
       }
       if (sc == null) {
@@ -168,10 +168,14 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
    * Starts writing the driver's log into the run's {@code logs/} directory: directly when the output is on
    * the local file system, else into a local temporary file copied there at the end (returned).
    */
-  private static Path startLogFile(DriverLog log, PreparedRun prepared, Configuration hadoop) throws IOException {
+  private static Path startLogFile(DriverLog log, PreparedRun prepared, RunLease lease, Configuration hadoop)
+      throws IOException {
     String name = "driver-" + LOG_STAMP.format(Instant.now()) + ".log";
     Path inRun = new Path(new Path(prepared.output(), RunDirectory.LOGS), name);
     FileSystem fs = prepared.fileSystem();
+    // written around the file system the run records its writes through: recorded here (it grows until the end)
+    lease.fileSystem().mkdirs(inRun.getParent());
+    lease.manifest().orElseThrow().growing(RunDirectory.LOGS + "/" + name);
     if ("file".equals(fs.getScheme())) {
       log.writeTo(inRun, hadoop);
       return null;

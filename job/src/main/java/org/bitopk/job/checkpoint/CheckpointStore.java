@@ -5,8 +5,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -15,6 +16,9 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.job.output.AtomicFiles;
+import org.bitopk.job.output.DirectoryEntries;
+import org.bitopk.job.output.RecordingFileSystem;
+import org.bitopk.job.output.RunManifest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,8 +44,8 @@ public final class CheckpointStore {
   private final FileSystem fs;
   private final Path directory;
   private final int keep;
-  /** Files already found intact ("name length mtime"): each file is read for its CRC once. */
-  private final java.util.Set<String> verified = new HashSet<>();
+  /** Files already found intact ("name length mtime") and their run: each file is read for its CRC once. */
+  private final Map<String, String> verified = new HashMap<>();
 
   /** Run before every change (write, delete): throws when the run may no longer write here. */
   private final Runnable beforeChange;
@@ -85,11 +89,11 @@ public final class CheckpointStore {
       fs.mkdirs(directory);
       AtomicFiles.write(fs, target, out -> out.write(bytes));
       FileStatus written = fs.getFileStatus(target);
-      verified.add(key(written));
+      verified.put(key(written), checkpoint.runId());
     } catch (FSError e) {
       throw AtomicFiles.unwrap(e);
     }
-    prune();
+    prune(checkpoint.runId());
     return target;
   }
 
@@ -185,34 +189,57 @@ public final class CheckpointStore {
     return new Path(directory, String.format("checkpoint-%010d.bin", iteration));
   }
 
-  /** Deletes intact checkpoints beyond the newest {@code keep} intact ones; damaged files count for nothing. */
-  private void prune() throws IOException {
+  /**
+   * Deletes intact checkpoints of run {@code runId} beyond its newest {@code keep} intact ones. Damaged files
+   * and checkpoints of another run count for nothing and stay; so does a file the run's manifest does not
+   * record as written (when writing through {@link RecordingFileSystem}).
+   */
+  private void prune(String runId) throws IOException {
     int intact = 0;
     for (Path path : listNewestFirst()) {
-      if (!isIntact(path)) {
+      if (!runId.equals(intactRun(path))) {
         continue;
       }
       intact++;
-      if (intact > keep) {
+      if (intact > keep && isRecorded(path)) {
         beforeChange.run();
         fs.delete(path, false);
       }
     }
   }
 
-  private boolean isIntact(Path path) throws IOException {
+  /** The run of the intact checkpoint at {@code path}, null when it is damaged. */
+  private String intactRun(Path path) throws IOException {
     FileStatus status = fs.getFileStatus(path);
-    if (verified.contains(key(status))) {
-      return true;
+    String known = verified.get(key(status));
+    if (known != null) {
+      return known;
     }
     try {
-      read(path);
-      verified.add(key(status));
-      return true;
+      String run = read(path).runId();
+      verified.put(key(status), run);
+      return run;
     } catch (IllegalArgumentException damaged) {
       LOG.warn("{} is damaged and does not count as a checkpoint: {}", path, damaged.getMessage());
-      return false;
+      return null;
     }
+  }
+
+  /** True unless the run's manifest says {@code path} (or its directory) is not what the run wrote. */
+  private boolean isRecorded(Path path) throws IOException {
+    if (!(fs instanceof RecordingFileSystem recording)) {
+      return true;
+    }
+    RunManifest manifest = recording.manifest();
+    for (Path p : List.of(directory, path)) {
+      DirectoryEntries.Entry entry = DirectoryEntries.at(recording.recorded(), p);
+      String relative = manifest.relative(p);
+      if (entry == null || relative == null || !manifest.matches(relative, entry)) {
+        LOG.warn("{} is not recorded as written by this run: not removed", p);
+        return false;
+      }
+    }
+    return true;
   }
 
   private static String key(FileStatus status) {

@@ -35,6 +35,8 @@ public final class RunContents {
   private static final Pattern CHECKPOINT = Pattern.compile("checkpoint-\\d{10}\\.bin");
   private static final Pattern CAPTURE_ROUND = Pattern.compile("round-\\d{6,}");
   private static final Pattern CAPTURE_FILE = Pattern.compile("worker-\\d{4,}\\.bin");
+  private static final Pattern MODEL_STAGING = Pattern.compile(AtomicFiles.TEMPORARY_PREFIX + "model-[0-9a-f]{8}");
+  private static final Set<String> MODEL_FILES = Set.of("model.zip", "model.json");
   private static final Pattern DRIVER_LOG = Pattern.compile("driver-\\d{8}-\\d{6}\\.log");
   private static final Set<String> DIRECTORIES = Set.of(RunDirectory.METRICS, CHECKPOINTS, RunDirectory.CAPTURES,
       RunDirectory.LOGS);
@@ -46,15 +48,17 @@ public final class RunContents {
 
   private final List<Path> own;
   private final List<String> foreign;
+  private final List<String> changed;
   private final boolean runConfig;
   private final boolean finished;
   private final int checkpoints;
   private final boolean recordsRun;
 
-  private RunContents(List<Path> own, List<String> foreign, boolean runConfig, boolean finished, int checkpoints,
+  RunContents(List<Path> own, List<String> foreign, List<String> changed, boolean runConfig, boolean finished, int checkpoints,
       boolean recordsRun) {
     this.own = List.copyOf(own);
     this.foreign = List.copyOf(foreign);
+    this.changed = List.copyOf(changed);
     this.runConfig = runConfig;
     this.finished = finished;
     this.checkpoints = checkpoints;
@@ -63,6 +67,10 @@ public final class RunContents {
 
   /** Reads the directory {@code dir} (which exists) without changing anything. */
   public static RunContents of(FileSystem fs, Path dir) throws IOException {
+    java.util.Optional<RunManifest> manifest = RunManifest.read(fs, dir);
+    if (manifest.isPresent()) {
+      return ManifestContents.of(fs, dir, manifest.get());
+    }
     // Read raw bytes: a hand-edited file's stale checksum side file must not make it unreadable here.
     Scan scan = new Scan(fs, RunDirectory.raw(fs));
     List<Entry> entries = DirectoryEntries.list(fs, dir);
@@ -78,7 +86,8 @@ public final class RunContents {
       } else if (!entry.isFile() && !entry.isDirectory()) {
         mine = false;   // never followed, never read: a link may lead into anybody's files, a FIFO blocks
       } else if (name.equals(RunLease.FILE) || name.startsWith(AtomicFiles.TEMPORARY_PREFIX)) {
-        mine = true;
+        // a temporary file, or the model's staging directory holding nothing but the model
+        mine = entry.isFile() || MODEL_STAGING.matcher(name).matches() && scan.modelStaging(entry);
       } else if (entry.isDirectory()) {
         mine = scan.directory(entry, name);
       } else if (name.equals(RunDirectory.CONFIG)) {
@@ -96,7 +105,8 @@ public final class RunContents {
       }
     }
     scan.topLevelSideFiles(entries);
-    return new RunContents(scan.own, scan.foreign, runConfig, finished, scan.checkpoints, scan.recordsRun);
+    return new RunContents(scan.own, scan.foreign, List.of(), runConfig, finished, scan.checkpoints,
+        scan.recordsRun);
   }
 
   /** The first bytes of every checkpoint file (the checkpoint codec writes them). */
@@ -112,6 +122,11 @@ public final class RunContents {
   /** The entries bitopk did not write (relative names, sorted). */
   public List<String> foreign() {
     return foreign;
+  }
+
+  /** The run's files whose size changed since it wrote them (relative paths, sorted; none without manifest). */
+  public List<String> changed() {
+    return changed;
   }
 
   /** True when {@code config.json} is a run's. */
@@ -152,7 +167,7 @@ public final class RunContents {
    * Hadoop's checksum side file of another entry: {@code .<name>.crc}. It is bitopk's when its file is, or when
    * its file is gone (Hadoop's local file system hides these, and one deleted beside it may stay behind).
    */
-  private static boolean isSideFile(String name) {
+  static boolean isSideFile(String name) {
     return name.startsWith(".") && name.endsWith(".crc") && name.length() > ".crc".length() + 1;
   }
 
@@ -220,6 +235,27 @@ public final class RunContents {
       return true;
     }
 
+    /** The model's staging directory holding only a model file (and its side file): added with it. */
+    boolean modelStaging(Entry dir) throws IOException {
+      List<Entry> entries = DirectoryEntries.list(fs, dir.path());
+      List<Path> files = new ArrayList<>();
+      for (Entry entry : entries) {
+        if (!entry.isFile()) {
+          return false;
+        }
+        if (MODEL_FILES.contains(entry.name())) {
+          files.add(entry.path());
+        } else if (!isSideFile(entry.name())) {
+          return false;
+        }
+      }
+      if (!sideFiles(entries, files)) {
+        return false;
+      }
+      own.addAll(files);
+      return true;
+    }
+
     /** A round's capture files, added to {@code into} before the round's directory. */
     private boolean captureRound(Path round, List<Path> into) throws IOException {
       List<Entry> entries = DirectoryEntries.list(fs, round);
@@ -274,23 +310,12 @@ public final class RunContents {
     }
 
     boolean isRunConfig(Path file) {
-      try (InputStream in = raw.open(file)) {
-        JsonNode node = JSON.readTree(in);
-        return node != null && node.isObject() && node.path("run").isTextual() && !node.path("run").asText().isEmpty()
-            && node.path("resolved").isObject();
-      } catch (IOException notJson) {
-        return false;
-      }
+      return RunContents.isRunConfig(raw, file);
     }
 
     /** True when the file is empty (written, nothing recorded yet) or its first line starts with {@code prefix}. */
     boolean firstLineStartsWith(Path file, String prefix) throws IOException {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(raw.open(file), StandardCharsets.UTF_8))) {
-        String first = in.readLine();
-        return first == null || first.startsWith(prefix);
-      } catch (FileNotFoundException gone) {
-        return true;
-      }
+      return RunContents.firstLineStartsWith(raw, file, prefix);
     }
 
     boolean startsWith(Path file, byte[] magic) throws IOException {
@@ -299,6 +324,27 @@ public final class RunContents {
       } catch (FileNotFoundException gone) {
         return true;
       }
+    }
+  }
+
+  /** True when {@code file} is a run's config.json: a JSON object with a run id and the resolved settings. */
+  static boolean isRunConfig(FileSystem raw, Path file) {
+    try (InputStream in = raw.open(file)) {
+      JsonNode node = JSON.readTree(in);
+      return node != null && node.isObject() && node.path("run").isTextual() && !node.path("run").asText().isEmpty()
+          && node.path("resolved").isObject();
+    } catch (IOException notJson) {
+      return false;
+    }
+  }
+
+  /** True when the file is empty (written, nothing recorded yet) or its first line starts with {@code prefix}. */
+  static boolean firstLineStartsWith(FileSystem raw, Path file, String prefix) throws IOException {
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(raw.open(file), StandardCharsets.UTF_8))) {
+      String first = in.readLine();
+      return first == null || first.startsWith(prefix);
+    } catch (FileNotFoundException gone) {
+      return true;
     }
   }
 }

@@ -132,9 +132,7 @@ public final class RunDirectory implements RunListener, AutoCloseable {
   private Writer reopen(String name, List<String> kept) throws IOException {
     Path file = new Path(path, name);
     FileSystem target = raw(fs);
-    if (target != fs) {
-      fs.delete(((ChecksumFileSystem) fs).getChecksumFile(file), false);
-    }
+    deleteSideFile(fs, file);
     Path temporary = AtomicFiles.temporaryFor(file);
     boolean replaced = false;
     try {
@@ -174,7 +172,18 @@ public final class RunDirectory implements RunListener, AutoCloseable {
 
   /** The local file system without its checksum side files; any other file system as it is. */
   static FileSystem raw(FileSystem fs) {
+    if (fs instanceof RecordingFileSystem recording) {
+      return recording.over(raw(recording.recorded()));
+    }
     return fs instanceof ChecksumFileSystem checksummed ? checksummed.getRawFileSystem() : fs;
+  }
+
+  /** Deletes the checksum side file of {@code file} where the file system keeps one (the local one). */
+  private static void deleteSideFile(FileSystem fs, Path file) throws IOException {
+    FileSystem under = fs instanceof RecordingFileSystem recording ? recording.recorded() : fs;
+    if (under instanceof ChecksumFileSystem checksummed) {
+      fs.delete(checksummed.getChecksumFile(file), false);
+    }
   }
 
   public FileSystem fileSystem() {
@@ -289,13 +298,9 @@ public final class RunDirectory implements RunListener, AutoCloseable {
    */
   private Writer writer(String name) throws IOException {
     Path file = new Path(path, name);
-    FSDataOutputStream out;
-    if (fs instanceof ChecksumFileSystem checksummed) {
-      fs.delete(checksummed.getChecksumFile(file), false);
-      out = checksummed.getRawFileSystem().create(file, true);
-    } else {
-      out = fs.create(file, true);
-    }
+    deleteSideFile(fs, file);
+    FSDataOutputStream out = raw(fs).create(file, true);
+    RecordingFileSystem.growing(fs, file);
     if (name.equals(ITERATIONS)) {
       iterationsOut = out;
     } else if (name.equals(EPOCHS)) {

@@ -4,6 +4,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -36,9 +37,10 @@ public final class RunDirectoryCheck {
    * The kind, the number of checkpoint files, whether a run's config.json is there, and the entries bitopk did
    * not write (for messages).
    */
-  public record State(Kind kind, int checkpoints, boolean hasRunConfig, List<String> foreign) {
+  public record State(Kind kind, int checkpoints, boolean hasRunConfig, List<String> foreign, List<String> changed) {
     public State {
       foreign = List.copyOf(foreign);
+      changed = List.copyOf(changed);
     }
   }
 
@@ -50,10 +52,10 @@ public final class RunDirectoryCheck {
     try {
       status = fs.getFileStatus(path);
     } catch (FileNotFoundException absent) {
-      return new State(Kind.ABSENT, 0, false, List.of());
+      return new State(Kind.ABSENT, 0, false, List.of(), List.of());
     }
     if (!status.isDirectory()) {
-      return new State(Kind.NOT_A_DIRECTORY, 0, false, List.of());
+      return new State(Kind.NOT_A_DIRECTORY, 0, false, List.of(), List.of());
     }
     RunContents contents = RunContents.of(fs, path);
     Kind kind;
@@ -66,7 +68,7 @@ public final class RunDirectoryCheck {
     } else {
       kind = Kind.UNFINISHED;
     }
-    return new State(kind, contents.checkpoints(), contents.hasRunConfig(), contents.foreign());
+    return new State(kind, contents.checkpoints(), contents.hasRunConfig(), contents.foreign(), contents.changed());
   }
 
   /**
@@ -79,8 +81,13 @@ public final class RunDirectoryCheck {
    * @throws OutputDirectoryException naming the directory and what to do instead
    */
   public static State requireUsable(FileSystem fs, Path path, boolean overwrite, boolean resume) throws IOException {
-    State state = inspect(fs, path);
     String flag = resume ? "--resume" : "--output";
+    Optional<Path> enclosing = OutputPathProblems.enclosingRun(fs, path);
+    if (enclosing.isPresent()) {
+      throw new OutputDirectoryException(flag + " " + path + " is inside the run directory " + enclosing.get()
+          + ": a run's directory holds only that run's files; choose a directory outside it");
+    }
+    State state = inspect(fs, path);
     if (state.kind() != Kind.ABSENT && state.kind() != Kind.NOT_A_DIRECTORY
         && fs.exists(new Path(path, RunLease.FILE)) && RunLease.staleness(fs, path) == null) {
       String holder = RunLease.holder(fs, path).map(h -> h.describe(Instant.now()))
@@ -93,6 +100,11 @@ public final class RunDirectoryCheck {
       throw new OutputDirectoryException(flag + " " + path + " holds a run and entries bitopk did not write ("
           + abbreviate(state.foreign()) + "): move them out of the directory" + (resume ? " to resume the run"
           : " or choose another directory (--overwrite only removes what bitopk wrote)"));
+    }
+    if (overwrite && !state.changed().isEmpty()) {
+      throw new OutputDirectoryException(flag + " " + path + " holds files of its run changed since the run wrote "
+          + "them (" + abbreviate(state.changed()) + "): move them out of the directory or choose another "
+          + "directory (--overwrite only removes what bitopk wrote, as it wrote it)");
     }
     if (resume) {
       switch (state.kind()) {
@@ -151,9 +163,11 @@ public final class RunDirectoryCheck {
    */
   public static void clear(FileSystem fs, Path path) throws IOException {
     RunContents contents = RunContents.of(fs, path);
-    if (!contents.foreign().isEmpty()) {
+    List<String> refused = new java.util.ArrayList<>(contents.foreign());
+    refused.addAll(contents.changed());
+    if (!refused.isEmpty()) {
       throw new OutputDirectoryException("--output " + path + " now holds entries bitopk did not write ("
-          + abbreviate(contents.foreign()) + "): nothing was removed; move them out of the directory");
+          + abbreviate(refused) + "): nothing was removed; move them out of the directory");
     }
     for (Path entry : contents.own()) {
       if (!entry.getName().equals(RunLease.FILE) && !fs.delete(entry, false) && fs.exists(entry)) {

@@ -1,8 +1,5 @@
 package org.bitopk.job.output;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -16,6 +13,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -58,62 +56,21 @@ public final class RunLease implements AutoCloseable {
   /** How long a reader waits for a lease file whose holder is still writing it. */
   private static final Duration READ_PATIENCE = Duration.ofSeconds(3);
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Logger LOG = LoggerFactory.getLogger(RunLease.class);
-
-  /** What a lease file says about its holder. */
-  public record Holder(String run, String host, long pid, String processStarted, Instant started,
-      Instant refreshed, String token) {
-
-    /** "run X (host h, pid 12, started 2024-…, refreshed 3 s ago)". */
-    public String describe(Instant now) {
-      long ago = Math.max(0, Duration.between(refreshed, now).toSeconds());
-      return "run " + run + " (host " + host + ", pid " + pid + ", started " + started + ", refreshed " + ago
-          + " s ago)";
-    }
-
-    byte[] toJson() {
-      ObjectNode node = JSON.createObjectNode();
-      node.put("run", run);
-      node.put("host", host);
-      node.put("pid", pid);
-      node.put("process_started", processStarted);
-      node.put("started", started.toString());
-      node.put("refreshed", refreshed.toString());
-      node.put("token", token);
-      try {
-        return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(node);
-      } catch (IOException e) {
-        throw new IllegalStateException("cannot encode the lease", e);
-      }
-    }
-
-    static Holder fromJson(byte[] bytes) {
-      try {
-        JsonNode node = JSON.readTree(bytes);
-        if (node == null || !node.isObject() || !node.hasNonNull("token") || !node.hasNonNull("refreshed")) {
-          return null;
-        }
-        return new Holder(node.path("run").asText(), node.path("host").asText(), node.path("pid").asLong(),
-            node.path("process_started").asText(""), Instant.parse(node.path("started").asText()),
-            Instant.parse(node.path("refreshed").asText()), node.path("token").asText());
-      } catch (IOException | RuntimeException unreadable) {
-        return null;
-      }
-    }
-  }
 
   private final FileSystem fs;
   private final Path directory;
   private final Path file;
   private final Path createdRoot;
-  private final Holder mine;
+  private final LeaseHolder mine;
   private final ScheduledExecutorService refresher;
   private final Runnable shutdownHook;
   private volatile String lost;
+  /** The file system the run writes through once its manifest is open: records every entry it creates. */
+  private volatile RecordingFileSystem recording;
   private boolean closed;
 
-  private RunLease(FileSystem fs, Path directory, Path createdRoot, Holder mine) {
+  private RunLease(FileSystem fs, Path directory, Path createdRoot, LeaseHolder mine) {
     this.fs = fs;
     this.directory = directory;
     this.file = new Path(directory, FILE);
@@ -137,19 +94,20 @@ public final class RunLease implements AutoCloseable {
     Path createdRoot = topmostMissing(fs, directory);
     try {
       if (!fs.mkdirs(directory)) {
-        throw new OutputDirectoryException("--output " + directory + ": cannot create the directory (is "
+        throw new OutputDirectoryException("--output " + directory + ": cannot create the directory"
+            + OutputPathProblems.whyNotCreated(fs, directory).map(why -> ": " + why).orElse(" (is "
             + (createdRoot != null && createdRoot.getParent() != null ? createdRoot.getParent() : directory)
-            + " writable?)");
+            + " writable?)"));
       }
     } catch (ParentNotDirectoryException | org.apache.hadoop.fs.FileAlreadyExistsException e) {
       throw new OutputDirectoryException("--output " + directory + ": cannot create the directory: a path above "
           + "it is a file (" + e.getMessage() + ")", e);
     } catch (IOException | FSError e) {
       throw new OutputDirectoryException("--output " + directory + ": cannot create the directory: "
-          + message(e), e);
+          + OutputPathProblems.whyNotCreated(fs, directory).orElse(message(e)), e);
     }
     Instant now = Instant.now();
-    Holder mine = new Holder(runId, hostName(), ProcessHandle.current().pid(), processStart(ProcessHandle.current()),
+    LeaseHolder mine = new LeaseHolder(runId, hostName(), ProcessHandle.current().pid(), processStart(ProcessHandle.current()),
         now, now, UUID.randomUUID().toString());
     RunLease lease = new RunLease(fs, directory, createdRoot, mine);
     boolean taken = false;
@@ -168,7 +126,7 @@ public final class RunLease implements AutoCloseable {
   }
 
   /** The current holder of {@code directory}'s lease, if a lease file is there and readable. */
-  public static Optional<Holder> holder(FileSystem fs, Path directory) {
+  public static Optional<LeaseHolder> holder(FileSystem fs, Path directory) {
     try {
       return Optional.ofNullable(readPatiently(fs, new Path(directory, FILE)));
     } catch (IOException e) {
@@ -196,12 +154,26 @@ public final class RunLease implements AutoCloseable {
     return directory;
   }
 
+  /** The file system to write the directory through: recording into the run's manifest once it is open. */
   public FileSystem fileSystem() {
-    return fs;
+    RecordingFileSystem r = recording;
+    return r != null ? r : fs;
+  }
+
+  /** From now on, writes through {@link #fileSystem()} are recorded in {@code manifest}. */
+  public void recordWritesIn(RunManifest manifest) {
+    manifest.checkedBy(this::check);   // a run that lost the directory never rewrites the new holder's manifest
+    recording = new RecordingFileSystem(fs, manifest);
+  }
+
+  /** The run's manifest, once {@link #recordWritesIn} was called. */
+  public Optional<RunManifest> manifest() {
+    RecordingFileSystem r = recording;
+    return r == null ? Optional.empty() : Optional.of(r.manifest());
   }
 
   /** This lease's holder record (run id, host, pid, times). */
-  public Holder holder() {
+  public LeaseHolder holder() {
     return mine;
   }
 
@@ -245,7 +217,7 @@ public final class RunLease implements AutoCloseable {
       // called from the hook itself
     }
     try {
-      Holder current = readPatiently(fs, file);
+      LeaseHolder current = readPatiently(fs, file);
       if (current != null && current.token().equals(mine.token())) {
         fs.delete(file, false);
       }
@@ -261,7 +233,7 @@ public final class RunLease implements AutoCloseable {
         return;
       }
       FileStatus status = fs.getFileStatus(file);
-      Holder other = readPatiently(fs, file);
+      LeaseHolder other = readPatiently(fs, file);
       String stale = staleness(other, status, Instant.now());
       if (stale == null) {
         throw inUse(other);
@@ -288,7 +260,7 @@ public final class RunLease implements AutoCloseable {
     }
   }
 
-  private OutputDirectoryException inUse(Holder other) {
+  private OutputDirectoryException inUse(LeaseHolder other) {
     return new OutputDirectoryException("--output " + directory + " is in use by "
         + (other == null ? "another run (its lease file is being written)" : other.describe(Instant.now()))
         + ": wait for it to end or choose another directory (a lease not refreshed for " + STALE_AFTER.toSeconds()
@@ -334,7 +306,7 @@ public final class RunLease implements AutoCloseable {
   }
 
   /** Why the lease file's {@code current} holder (null: unreadable) is not this run, or null when it is. */
-  private String lossIn(Holder current) {
+  private String lossIn(LeaseHolder current) {
     if (current == null) {
       return "the lease file " + file + " no longer holds this run's lease";
     }
@@ -350,7 +322,7 @@ public final class RunLease implements AutoCloseable {
         refresher.shutdown();
         return;
       }
-      Holder refreshed = new Holder(mine.run(), mine.host(), mine.pid(), mine.processStarted(), mine.started(),
+      LeaseHolder refreshed = new LeaseHolder(mine.run(), mine.host(), mine.pid(), mine.processStarted(), mine.started(),
           Instant.now(), mine.token());
       overwrite(refreshed.toJson());
     } catch (IOException | RuntimeException | FSError e) {
@@ -383,7 +355,7 @@ public final class RunLease implements AutoCloseable {
    * Null while the holder counts as alive; otherwise why it does not: its process on this host is gone, or
    * it has not refreshed the lease for {@link #STALE_AFTER}.
    */
-  static String staleness(Holder holder, FileStatus status, Instant now) {
+  static String staleness(LeaseHolder holder, FileStatus status, Instant now) {
     Instant touched = Instant.ofEpochMilli(status.getModificationTime());
     if (holder == null) {
       long age = Duration.between(touched, now).toSeconds();
@@ -406,7 +378,7 @@ public final class RunLease implements AutoCloseable {
   }
 
   /** Reads a lease file, waiting briefly while it is empty or partial (its holder is still writing it). */
-  private static Holder readPatiently(FileSystem fs, Path file) throws IOException {
+  private static LeaseHolder readPatiently(FileSystem fs, Path file) throws IOException {
     long deadline = System.nanoTime() + READ_PATIENCE.toNanos();
     while (true) {
       byte[] bytes;
@@ -422,7 +394,7 @@ public final class RunLease implements AutoCloseable {
           bytes = in.readAllBytes();
         }
       }
-      Holder holder = Holder.fromJson(bytes);
+      LeaseHolder holder = LeaseHolder.fromJson(bytes);
       if (holder != null || System.nanoTime() > deadline) {
         return holder;
       }
@@ -439,18 +411,8 @@ public final class RunLease implements AutoCloseable {
     return localFile(fs, path);
   }
 
-  /** The java.io file behind {@code path} on the local file system, else null. */
   private static File localFile(FileSystem fs, Path path) {
-    String scheme;
-    try {
-      scheme = fs.getScheme();
-    } catch (UnsupportedOperationException unknown) {
-      return null;
-    }
-    if (!"file".equals(scheme)) {
-      return null;
-    }
-    return new File(fs.makeQualified(path).toUri());
+    return DirectoryEntries.localFile(fs, path);
   }
 
   /** The highest ancestor of {@code directory} (itself included) that does not exist yet, or null. */
@@ -474,6 +436,13 @@ public final class RunLease implements AutoCloseable {
     try {
       for (Path p = directory; p != null; p = p.getParent()) {
         FileStatus[] entries = fs.listStatus(p);
+        if (p.equals(directory) && Arrays.stream(entries).allMatch(e -> RunManifest.isManifestFile(e.getPath()
+            .getName()))) {
+          for (FileStatus manifest : entries) {   // a manifest naming nothing: the run recorded nothing here
+            fs.delete(manifest.getPath(), false);
+          }
+          entries = fs.listStatus(p);
+        }
         if (entries.length > 0 || !fs.delete(p, false) || p.equals(createdRoot)) {
           return;
         }

@@ -15,6 +15,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.job.output.AtomicFiles;
+import org.bitopk.job.output.RecordingFileSystem;
+import org.bitopk.job.output.RunManifest;
 
 /**
  * The picture of one run without Zeppelin: {@code report.png} (loss, accuracy, bytes up and down, kept
@@ -204,11 +206,24 @@ public final class RunReport {
    * @throws IllegalArgumentException when the directory is not a run directory (see {@link RunMetrics#read})
    */
   public static void write(String runDirectory, Configuration conf) {
-    RunMetrics run = RunMetrics.read(runDirectory, conf);
+    Path dir = new Path(runDirectory);
+    FileSystem fs;
+    try {
+      FileSystem plain = dir.getFileSystem(conf);
+      // a run's manifest records the report like every file of the run, so --overwrite may remove it
+      fs = RunManifest.read(plain, dir).<FileSystem>map(m -> new RecordingFileSystem(plain, m)).orElse(plain);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the report into " + runDirectory + ": " + e.getMessage(), e);
+    }
+    write(runDirectory, fs);
+  }
+
+  /** As {@link #write(String, Configuration)}, writing through {@code fs} (a run's recording file system). */
+  public static void write(String runDirectory, FileSystem fs) {
+    RunMetrics run = RunMetrics.read(runDirectory, fs.getConf());
     BufferedImage image = render(run);
     Path dir = new Path(runDirectory);
     try {
-      FileSystem fs = dir.getFileSystem(conf);
       ByteArrayOutputStream png = new ByteArrayOutputStream();
       ChartRenderer.writePng(image, png);
       // written atomically: a failure (full disk) leaves the previous file or none, never a truncated one

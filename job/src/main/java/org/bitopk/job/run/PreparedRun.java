@@ -29,7 +29,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.UnsupportedFileSystemException;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 import org.bitopk.datasets.Datasets;
@@ -43,7 +42,7 @@ import org.bitopk.job.checkpoint.ConfigDigest;
 import org.bitopk.job.config.ConfigFile;
 import org.bitopk.job.config.TrainFlags;
 import org.bitopk.job.config.TrainingConfig;
-import org.bitopk.job.output.AtomicFiles;
+import org.bitopk.job.output.DirectoryClaim;
 import org.bitopk.job.output.OutputDirectoryException;
 import org.bitopk.job.output.RunDirectory;
 import org.bitopk.job.output.RunDirectoryCheck;
@@ -137,8 +136,8 @@ public final class PreparedRun {
     String uri = config.output() != null ? config.output() : defaultOutput();
     String flag = config.resume() ? flag(RESUME) : flag(OUTPUT);
     Path path = new Path(uri);
-    FileSystem fs = fileSystem(flag, uri, path, conf);
-    path = qualified(flag, uri, fs, path);
+    FileSystem fs = HadoopLocations.fileSystem(flag, uri, path, conf);
+    path = HadoopLocations.qualified(flag, uri, fs, path);
     TrainingConfig resolved = config.toBuilder().output(path.toString()).build();
     RunDirectoryCheck.State state;
     try {
@@ -210,46 +209,12 @@ public final class PreparedRun {
   }
 
   /**
-   * Takes the output directory: its lease (creating the directory, which proves it writable), then, under
-   * the lease, checks that it still holds what {@link #check} saw, removes an old run for
-   * {@code --overwrite} and the temporary files of failed writes for {@code --resume}.
+   * Takes the output directory: its lease, then, under the lease, what {@link DirectoryClaim} does.
    *
    * @param warnings receives the one-line warning when a stale lease is taken over
    */
   public RunLease claim(Consumer<String> warnings) {
-    RunLease lease;
-    try {
-      lease = RunLease.acquire(fs, output, runId, warnings);
-    } catch (OutputDirectoryException e) {
-      throw config.resume() ? OutputDirectoryException.namingFlag(e, flag(RESUME)) : e;
-    }
-    boolean claimed = false;
-    try {
-      RunDirectoryCheck.State now = RunDirectoryCheck.inspect(fs, output);
-      boolean same = now.kind() == state.kind()
-          || (state.kind() == RunDirectoryCheck.Kind.ABSENT && now.kind() == RunDirectoryCheck.Kind.EMPTY);
-      if (!same) {
-        throw new OutputDirectoryException((config.resume() ? flag(RESUME) : flag(OUTPUT)) + " " + output
-            + " changed while this run was starting (another run wrote into it): look at it and run the command again");
-      }
-      if (config.overwrite() && (now.kind() == RunDirectoryCheck.Kind.FINISHED
-          || now.kind() == RunDirectoryCheck.Kind.UNFINISHED)) {
-        RunDirectoryCheck.clear(fs, output);
-      }
-      if (config.resume()) {
-        AtomicFiles.removeTemporaries(fs, output);
-        AtomicFiles.removeTemporaries(fs, new Path(output, RunDirectory.METRICS));
-        CheckpointStore.in(fs, output, CHECKPOINTS_KEPT).removeTemporaries();
-      }
-      claimed = true;
-      return lease;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot prepare " + output + ": " + e.getMessage(), e);
-    } finally {
-      if (!claimed) {
-        lease.close();
-      }
-    }
+    return DirectoryClaim.take(fs, output, runId, state, config.overwrite(), config.resume(), warnings);
   }
 
   /** Releases a table read by {@link #withData} (its cache and broadcasts) when the run does not go on. */
@@ -355,7 +320,7 @@ public final class PreparedRun {
   /** x₀ from --x0: present, readable, d finite numbers (text or .npy). */
   private static float[] readStart(TrainingConfig config, Configuration conf) {
     Path file = new Path(config.x0());
-    FileSystem xfs = fileSystem(flag(X0), config.x0(), file, conf);
+    FileSystem xfs = HadoopLocations.fileSystem(flag(X0), config.x0(), file, conf);
     try {
       if (!xfs.getFileStatus(file).isFile()) {
         throw new BadInputException(flag(X0) + " " + config.x0() + ": is a directory; expected a text or .npy "
@@ -475,45 +440,6 @@ public final class PreparedRun {
         + "start it again with --overwrite";
   }
 
-  /**
-   * The file system of {@code path}, or one line saying that there is none for its scheme: unknown to
-   * Hadoop, or configured (s3a is, in Hadoop's defaults) but its jars are not on the class path.
-   */
-  static FileSystem fileSystem(String flag, String uri, Path path, Configuration conf) {
-    try {
-      return path.getFileSystem(conf);
-    } catch (UnsupportedFileSystemException e) {
-      throw noFileSystem(flag, uri, path, "", e);
-    } catch (RuntimeException e) {
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        if (t instanceof ClassNotFoundException missing) {
-          throw noFileSystem(flag, uri, path, " (" + missing.getMessage() + ")", e);
-        }
-      }
-      throw new BadInputException(flag + " " + uri + ": cannot use this location: " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new BadInputException(flag + " " + uri + ": cannot use this location: " + e.getMessage(), e);
-    }
-  }
-
-  /** {@code path} on {@code fs}; Hadoop's "Wrong FS" (a host the file system does not serve) as one line. */
-  private static Path qualified(String flag, String uri, FileSystem fs, Path path) {
-    try {
-      return fs.makeQualified(path);
-    } catch (IllegalArgumentException e) {
-      throw new BadInputException(flag + " " + uri + ": the " + fs.getScheme() + " file system here is "
-          + fs.getUri() + ", which does not serve \"" + path.toUri().getAuthority() + "\"; expected a location "
-          + "such as " + new Path(fs.getUri().toString(), path.toUri().getPath()), e);
-    }
-  }
-
-  private static BadInputException noFileSystem(String flag, String uri, Path path, String detail, Exception e) {
-    String scheme = path.toUri().getScheme();
-    return new BadInputException(flag + " " + uri + ": no Hadoop FileSystem for scheme \"" + scheme
-        + "\" on the class path" + detail + ("s3a".equals(scheme) ? "; s3a needs the hadoop-aws jar and its AWS "
-        + "SDK bundle, matching Hadoop 3.3.4" : ""), e);
-  }
-
   private static JsonNode readConfig(FileSystem fs, Path dir) {
     Path file = new Path(dir, RunDirectory.CONFIG);
     try (InputStream in = ConfigFile.openEdited(fs, file)) {
@@ -530,7 +456,7 @@ public final class PreparedRun {
   private static TrainTest loadData(TrainingConfig config, Configuration conf) {
     if (config.data() != null) {
       Path dir = new Path(config.data());
-      FileSystem dataFs = fileSystem(flag(DATA), config.data(), dir, conf);
+      FileSystem dataFs = HadoopLocations.fileSystem(flag(DATA), config.data(), dir, conf);
       try {
         FileStatus status = dataFs.getFileStatus(dir);
         if (!status.isDirectory()) {

@@ -294,7 +294,7 @@ public final class TrainingRun {
   /** report.png / report.html; charts that cannot be drawn are a warning, a failure to write them is a failure. */
   private static void writeReport(RunDirectory dir, Consumer<String> warnings) {
     try {
-      RunReport.write(dir.path().toString(), dir.fileSystem().getConf());
+      RunReport.write(dir.path().toString(), dir.fileSystem());
     } catch (UncheckedIOException e) {
       throw e;
     } catch (RuntimeException e) {

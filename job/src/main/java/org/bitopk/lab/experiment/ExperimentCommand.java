@@ -142,7 +142,7 @@ public final class ExperimentCommand implements Callable<Integer> {
         sc.stop();
       }
     }
-    List<ExperimentResults.Row> rows = ExperimentResults.write(out, sc.hadoopConfiguration());
+    List<ExperimentResults.Row> rows = ExperimentResults.write(out, sc.hadoopConfiguration(), "--out");
     console.println("bitopk: " + rows.size() + " of " + parsed.points().size() + " points finished; results in "
         + out + "/results.md");
     console.flush();
@@ -186,8 +186,8 @@ public final class ExperimentCommand implements Callable<Integer> {
         }
       }
     }
-    fs.mkdirs(dir);
-    try (OutputStream stream = fs.create(new Path(dir, ExperimentResults.GRID_FILE), true)) {
+    FileSystem writing = ExperimentDirectory.claim(fs, dir, grid, "--out");
+    try (OutputStream stream = writing.create(new Path(dir, ExperimentResults.GRID_FILE), true)) {
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(stream, grid.source());
     }
     MachineEnvironment environment = MachineEnvironment.start("experiment --grid " + grid.name() + " --out " + out);
@@ -228,7 +228,7 @@ public final class ExperimentCommand implements Callable<Integer> {
                   : String.format(Locale.ROOT, "%.2f %%", 100 * accuracy))));
       console.flush();
     }
-    environment.finishInto(fs, dir);
+    environment.finishInto(writing, dir);
     return diverged;
   }
 

@@ -55,9 +55,15 @@ public final class ExperimentResults {
    * @throws IllegalArgumentException when {@code out} is not an experiment directory
    */
   public static List<Row> write(String out, Configuration conf) {
+    return write(out, conf, "--summarize");
+  }
+
+  /** As {@link #write(String, Configuration)}; {@code flag} names the directory in a refusal. */
+  static List<Row> write(String out, Configuration conf, String flag) {
     Path dir = new Path(out);
     try {
-      FileSystem fs = dir.getFileSystem(conf);
+      FileSystem plain = dir.getFileSystem(conf);
+      FileSystem fs = plain;
       Path gridPath = new Path(dir, GRID_FILE);
       if (!fs.exists(gridPath)) {
         throw new IllegalArgumentException("--summarize: " + out + " is not an experiment directory (no "
@@ -68,6 +74,7 @@ public final class ExperimentResults {
         tree = JSON.readTree(in);
       }
       Grid grid = Grid.parse(gridPath.toString(), tree);
+      fs = ExperimentDirectory.claim(plain, dir, grid, flag);
       List<Row> rows = new ArrayList<>();
       List<String> missing = new ArrayList<>();
       for (GridPoint point : grid.points()) {
@@ -78,9 +85,9 @@ public final class ExperimentResults {
           missing.add(point.name());
         }
       }
-      writeText(fs, new Path(dir, "results.csv"), csv(rows));
-      writeText(fs, new Path(dir, "results.md"), markdown(grid, rows, missing));
-      writeCharts(grid, rows, dir, conf);
+      writeText(fs, new Path(dir, ExperimentDirectory.RESULTS_CSV), csv(rows));
+      writeText(fs, new Path(dir, ExperimentDirectory.RESULTS_MD), markdown(grid, rows, missing));
+      writeCharts(grid, rows, dir, fs);
       return rows;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot summarize " + out + ": " + e.getMessage(), e);
@@ -324,7 +331,12 @@ public final class ExperimentResults {
   }
 
   /** compare-KEY-VALUE.png for every value of every compare key (compare.png when there is none). */
-  private static void writeCharts(Grid grid, List<Row> rows, Path dir, Configuration conf) {
+  /** The chart of the points whose compare key {@code key} has {@code value}. */
+  static String chartName(String key, String value) {
+    return GridPoint.nameOf(List.of("compare"), Map.of("compare", key + "-" + value)) + ".png";
+  }
+
+  private static void writeCharts(Grid grid, List<Row> rows, Path dir, FileSystem fs) throws IOException {
     if (rows.isEmpty()) {
       return;
     }
@@ -338,12 +350,13 @@ public final class ExperimentResults {
         byValue.computeIfAbsent(r.point().settings().getOrDefault(key, ""), v -> new ArrayList<>()).add(r);
       }
       for (Map.Entry<String, List<Row>> e : byValue.entrySet()) {
-        String file = GridPoint.nameOf(List.of("compare"), Map.of("compare", key + "-" + e.getKey())) + ".png";
+        String file = chartName(key, e.getKey());
         charts.put(file, directories(e.getValue(), dir));
       }
     }
     for (Map.Entry<String, List<String>> e : charts.entrySet()) {
-      CompareReport.write(e.getValue(), new Path(dir, e.getKey()).toString(), conf);
+      ExperimentDirectory.recorded(fs, dir, e.getKey(),
+          () -> CompareReport.write(e.getValue(), new Path(dir, e.getKey()).toString(), fs.getConf()));
     }
   }
 

@@ -56,14 +56,13 @@ final class DocumentUpdate {
     String header = fresh.substring(0, firstSection(fresh)).replace(freshCommand, command);
     StringBuilder b = new StringBuilder(header);
     for (String heading : headings) {
-      // a kept section of a claim takes the current layout; "Other experiments" holds several, laid out one by one
-      b.append(rank(heading) < Claim.values().length ? SectionLayout.laidOut(merged.get(heading)) : merged.get(heading));
+      b.append(merged.get(heading));
     }
     String notReproduced = freshSections.get(NOT_REPRODUCED);
     if (notReproduced != null) {
       b.append(uncovered(notReproduced, headings));
     }
-    return SummaryTable.insert(b.toString());
+    return b.toString();
   }
 
   /** Sections by heading ("## …" line), each with its text up to the next one, in document order. */

@@ -12,6 +12,7 @@ import javax.imageio.ImageIO;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.bitopk.job.BadInputException;
 
 /**
  * Copies a chart into the images directory, scaled down so that the repository stays small: at most
@@ -47,9 +48,42 @@ final class Figures {
         png = scaled(image, width);
       }
       Files.createDirectories(target.toAbsolutePath().getParent());
-      Files.write(target, png);
+      requireFileOrAbsent("--images", target);
+      // beside it, then renamed over it: a link under the chart's name is replaced, never written through
+      java.nio.file.Path temporary = target.resolveSibling("." + target.getFileName() + "." + java.util.UUID
+          .randomUUID() + ".tmp");
+      Files.write(temporary, png, java.nio.file.StandardOpenOption.CREATE_NEW);
+      try {
+        Files.move(temporary, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      } finally {
+        Files.deleteIfExists(temporary);
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot copy the chart " + source + " to " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Refuses {@code file} when it is there and is not a regular file: a symbolic link (its target is somebody
+   * else's), a FIFO (reading it would block), a socket, device or directory.
+   *
+   * @throws BadInputException naming {@code flag} and the file
+   */
+  static void requireFileOrAbsent(String flag, java.nio.file.Path file) {
+    try {
+      java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(file,
+          java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+      if (!a.isRegularFile()) {
+        String kind = a.isSymbolicLink() ? "a symbolic link" : a.isDirectory() ? "a directory"
+            : "a FIFO, socket or device";
+        throw new BadInputException(flag + ": " + file + " is " + kind + ", not a file this command wrote: move it "
+            + "away or name another file (the document is not written)");
+      }
+    } catch (java.nio.file.NoSuchFileException absent) {
+      // written new
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot look at " + file + ": " + e.getMessage(), e);
     }
   }
 

@@ -71,23 +71,21 @@ public final class ReproductionCommand implements Callable<Integer> {
           + "replace those of the same claim or are added; the others are kept as they are (their outputs may be "
           + "on another machine); the header's command lists the old inputs and these. An equal-accuracy grid's "
           + "directory may hold only some of its points: the rows of the others are kept from the section being "
-          + "replaced, with what it said of their runs, their runners' machine lines and its charts. Without "
-          + "outputs, it lays the document out again (summary, each section's tables first) without changing a "
-          + "figure.")
+          + "replaced, with what it said of their runs, their runners' machine lines and its charts.")
   boolean update;
 
   @Override
   public Integer call() {
-    if (!update && experiments.isEmpty() && evaluation == null && timeToAccuracy == null
-        && labTimeToAccuracy == null) {
+    if (experiments.isEmpty() && evaluation == null && timeToAccuracy == null && labTimeToAccuracy == null) {
       throw new BadInputException("--experiments, --evaluation, --time-to-accuracy or --lab-time-to-accuracy: at "
-          + "least one output is needed (or --update alone, to lay out an existing document again)");
+          + "least one output is needed");
     }
     java.nio.file.Path file = java.nio.file.Path.of(out).toAbsolutePath().normalize();
     java.nio.file.Path top = file.getParent();
     if (!Files.isDirectory(top)) {
       throw new BadInputException("--out: the directory of " + out + " does not exist");
     }
+    Figures.requireFileOrAbsent("--out", file);
     if (!update && Files.exists(file) && !DocumentUpdate.isOwn(read(file))) {
       // a hand-written file of the same name is the user's: never replaced
       throw new BadInputException("--out: " + out + " " + DocumentUpdate.NOT_OWN + "; move it away or name "

@@ -20,6 +20,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.LocalSpark;
 import org.bitopk.job.checkpoint.CheckpointStore;
+import org.bitopk.job.output.KilledWrites;
 import org.bitopk.job.output.RunLease;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -103,6 +104,7 @@ class DiskFullTest {
 
     // space again: the run is resumed and finished; a temporary file of a killed checkpoint write goes away
     FullDiskFileSystem.unlimited();
+    KilledWrites.recordedAsWriting(dir, "checkpoints/_tmp-checkpoint-0000000015.bin-killed00");
     Files.writeString(dir.resolve("checkpoints/_tmp-checkpoint-0000000015.bin-killed00"), "partial");
     Cli.Outcome resumed = Cli.run(sc, "--resume", uri, "--quiet").succeeds();
     assertEquals("", resumed.err());

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.bitopk.job.output.RunManifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,8 +37,9 @@ class InterruptionStagesTest {
     List<String> command = command(out);
     JobProcess.Finished stopped = interruptWhileWriting("_tmp-config\\.json-.*", command);
     assertOneLine(stopped, 143, "no round of the run was recorded", "run the same command again");
-    List<String> files = Cli.files(out);
+    List<String> files = Cli.files(out).stream().filter(f -> !f.equals(RunManifest.FILE)).toList();
     assertTrue(files.size() == 1 && files.get(0).matches("logs/driver-.*\\.log"), "only the log: " + files);
+    assertTrue(RunManifestTest.recordedPaths(out).contains(files.get(0)), "the manifest names the log");
 
     assertFinished(rerun(command), out);
   }
@@ -70,6 +72,7 @@ class InterruptionStagesTest {
     List<String> expected = new ArrayList<>(List.of("checkpoints/checkpoint-0000000005.bin", "config.json",
         "metrics/epochs.jsonl", "metrics/iterations.jsonl"));
     expected.addAll(files.stream().filter(f -> f.startsWith("logs/")).toList());
+    expected.add(RunManifest.FILE);
     assertEquals(expected.stream().sorted().toList(), files, "the run up to its checkpoint, nothing half written");
 
     Matcher advice = RESUME.matcher(stopped.err().strip());

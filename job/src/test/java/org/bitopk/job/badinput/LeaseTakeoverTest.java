@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.bitopk.job.ExitCode;
 import org.bitopk.job.output.RunLease;
+import org.bitopk.job.output.RunManifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,7 +43,7 @@ class LeaseTakeoverTest {
     List<String> files = Cli.files(out);
     List<String> expected = new ArrayList<>(List.of(RunLease.FILE, "checkpoints/checkpoint-0000000005.bin",
         "checkpoints/checkpoint-0000000010.bin", "checkpoints/checkpoint-0000000015.bin", "config.json",
-        "metrics/epochs.jsonl", "metrics/iterations.jsonl"));
+        "metrics/epochs.jsonl", "metrics/iterations.jsonl", RunManifest.FILE));
     assertEquals(expected.stream().sorted().toList(), files, "the checkpoint under way completed, the oldest "
         + "not pruned, nothing written after the takeover (not even the log, kept on this host)");
     assertEquals(15, Files.readAllLines(out.resolve("metrics/iterations.jsonl")).size(), "rounds 0-14 only");

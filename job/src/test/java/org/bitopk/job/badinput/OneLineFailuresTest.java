@@ -16,6 +16,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.bitopk.job.ExitCode;
 import org.bitopk.job.checkpoint.CheckpointStore;
+import org.bitopk.job.output.RunManifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,7 +49,11 @@ class OneLineFailuresTest {
         "metrics/iterations.jsonl"));
     expected.addAll(checkpoints);
     expected.addAll(logs);
+    List<String> recorded = new ArrayList<>(expected);
+    expected.add(RunManifest.FILE);
     assertEquals(expected.stream().sorted().toList(), files, "exactly the unfinished run, no model, no _SUCCESS");
+    assertTrue(RunManifestTest.recordedPaths(out).containsAll(recorded), "the manifest names every file, the "
+        + "driver's log included: " + RunManifestTest.recordedPaths(out));
     assertEquals(2, checkpoints.size(), "the newest two checkpoints are kept");
     assertIntact(out);
     assertEquals(1, logs.size(), files.toString());

@@ -31,6 +31,7 @@ import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.IterationRecord;
 import org.bitopk.job.engine.RunListener;
 import org.bitopk.job.output.RunLease;
+import org.bitopk.job.output.RunManifest;
 import org.bitopk.job.run.TrainingRun;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -157,6 +158,9 @@ class OutputOwnershipTest {
     Files.delete(killed.resolve("_SUCCESS"));
     Files.createDirectories(killed.resolve("checkpoints"));
     Files.write(killed.resolve("checkpoints/checkpoint-0000000020.bin"), oldCheckpoint);
+    Cli.run(sc, "--resume", killed.toString(), "--quiet").failsWithOneLine(2, "--resume",
+        "entries bitopk did not write", "checkpoints/");   // the run's manifest does not name it
+    Files.delete(killed.resolve(RunManifest.FILE));            // a run written before manifests existed
     Cli.run(sc, "--resume", killed.toString(), "--quiet").failsWithOneLine(2, "--resume",
         "no intact checkpoint of run " + newRun, "another run");
   }

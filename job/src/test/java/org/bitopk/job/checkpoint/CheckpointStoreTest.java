@@ -49,7 +49,7 @@ class CheckpointStoreTest {
     float[] master = floats(random, d);
     master[0] = -0.0f;                                     // signed zero survives
     master[d - 1] = Float.intBitsToFloat(0x7fc00123);      // a NaN payload survives bit for bit
-    return Checkpoint.builder().runId("run-" + seed).configDigest("digest").seed(seed).iteration(iteration)
+    return Checkpoint.builder().runId("run").configDigest("digest").seed(seed).iteration(iteration)
         .master(master).serverResidual(floats(random, d)).workerResiduals(residuals).workerVelocities(velocities)
         .workerCompressorStates(compressorStates(random, workers))
         .serverCompressorState(new byte[] {(byte) seed, 7, -1})

@@ -28,6 +28,7 @@ import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.IterationRecord;
 import org.bitopk.job.engine.RunListener;
+import org.bitopk.job.output.KilledWrites;
 import org.bitopk.job.run.TrainingRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -110,6 +111,9 @@ class ResumeTest {
     assertEquals(30, store.latest().orElseThrow().iteration());
     // A newer checkpoint cut short by the crash, and a temporary file of one, must both be ignored.
     byte[] whole = Files.readAllBytes(crashed.resolve("checkpoints/checkpoint-0000000030.bin"));
+    for (String name : List.of("checkpoint-0000000040.bin", "_tmp-checkpoint-0000000040.bin-1")) {
+      KilledWrites.recordedAsWriting(crashed, "checkpoints/" + name);
+    }
     Files.write(crashed.resolve("checkpoints/checkpoint-0000000040.bin"), java.util.Arrays.copyOf(whole, 100));
     Files.write(crashed.resolve("checkpoints/_tmp-checkpoint-0000000040.bin-1"), whole);
 
