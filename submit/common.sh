@@ -100,6 +100,20 @@ run_submit() {
   exec "${cmd[@]}"
 }
 
+# In client deploy mode the driver runs in spark-submit's own JVM, whose Spark prints its warnings on the console
+# before the job takes the console over (and sends Spark's messages into the run's log file): with
+# log4j2-driver.properties only errors reach the console until then. Not with the job's --verbose, nor when
+# SPARK_SUBMIT_OPTS names a log4j2 configuration of its own.
+quiet_driver_console() {
+  local arg dir="$BITOPK_SUBMIT_DIR"
+  for arg in "${JOB_ARGS[@]}"; do
+    [[ "$arg" != --verbose ]] || return 0
+  done
+  [[ "${SPARK_SUBMIT_OPTS:-}" != *log4j2.configurationFile* ]] || return 0
+  [[ "$dir" == /* ]] || dir="$PWD/$dir"
+  export SPARK_SUBMIT_OPTS="-Dlog4j2.configurationFile=$dir/log4j2-driver.properties${SPARK_SUBMIT_OPTS:+ $SPARK_SUBMIT_OPTS}"
+}
+
 # Parses the options every script shares; the script's own options come first via parse_specific().
 # Everything after "--", or from the first argument the scripts do not know, goes to the job.
 parse_common() {

@@ -42,4 +42,5 @@ find_app_jar "$JAR_OPTION"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 SUBMIT_EXTRA+=(--master "local[$CORES]")
 [[ -z "$DRIVER_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.driver.memory=$DRIVER_MEMORY")
+quiet_driver_console
 run_submit

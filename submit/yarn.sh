@@ -67,4 +67,5 @@ SUBMIT_CONF+=(--conf "spark.executor.instances=$EXECUTORS"
 [[ -z "$EXECUTOR_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.executor.memory=$EXECUTOR_MEMORY")
 [[ -z "$DRIVER_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.driver.memory=$DRIVER_MEMORY")
 [[ -z "$QUEUE" ]] || SUBMIT_CONF+=(--conf "spark.yarn.queue=$QUEUE")
+[[ "$DEPLOY_MODE" != client ]] || quiet_driver_console
 run_submit

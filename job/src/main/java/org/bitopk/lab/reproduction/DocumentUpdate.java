@@ -56,13 +56,14 @@ final class DocumentUpdate {
     String header = fresh.substring(0, firstSection(fresh)).replace(freshCommand, command);
     StringBuilder b = new StringBuilder(header);
     for (String heading : headings) {
-      b.append(merged.get(heading));
+      // a kept section of a claim takes the current layout; "Other experiments" holds several, laid out one by one
+      b.append(rank(heading) < Claim.values().length ? SectionLayout.laidOut(merged.get(heading)) : merged.get(heading));
     }
     String notReproduced = freshSections.get(NOT_REPRODUCED);
     if (notReproduced != null) {
       b.append(uncovered(notReproduced, headings));
     }
-    return b.toString();
+    return SummaryTable.insert(b.toString());
   }
 
   /** Sections by heading ("## …" line), each with its text up to the next one, in document order. */

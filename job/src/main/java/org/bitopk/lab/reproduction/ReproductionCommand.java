@@ -71,14 +71,17 @@ public final class ReproductionCommand implements Callable<Integer> {
           + "replace those of the same claim or are added; the others are kept as they are (their outputs may be "
           + "on another machine); the header's command lists the old inputs and these. An equal-accuracy grid's "
           + "directory may hold only some of its points: the rows of the others are kept from the section being "
-          + "replaced, with what it said of their runs, their runners' machine lines and its charts.")
+          + "replaced, with what it said of their runs, their runners' machine lines and its charts. Without "
+          + "outputs, it lays the document out again (summary, each section's tables first) without changing a "
+          + "figure.")
   boolean update;
 
   @Override
   public Integer call() {
-    if (experiments.isEmpty() && evaluation == null && timeToAccuracy == null && labTimeToAccuracy == null) {
+    if (!update && experiments.isEmpty() && evaluation == null && timeToAccuracy == null
+        && labTimeToAccuracy == null) {
       throw new BadInputException("--experiments, --evaluation, --time-to-accuracy or --lab-time-to-accuracy: at "
-          + "least one output is needed");
+          + "least one output is needed (or --update alone, to lay out an existing document again)");
     }
     java.nio.file.Path file = java.nio.file.Path.of(out).toAbsolutePath().normalize();
     java.nio.file.Path top = file.getParent();

@@ -98,10 +98,17 @@ final class ReproductionDocument {
       }
     }
     notReproduced(b, covered);
-    return b.toString();
+    return SummaryTable.insert(b.toString());
   }
 
-  private void experimentSection(StringBuilder b, String heading, Claim claim, ExperimentEvidence e) {
+  /** The section of an experiment, laid out ({@link SectionLayout}) and appended to {@code out}. */
+  private void experimentSection(StringBuilder out, String heading, Claim claim, ExperimentEvidence e) {
+    StringBuilder b = new StringBuilder();
+    experimentParts(b, heading, claim, e);
+    out.append(SectionLayout.laidOut(b.toString()));
+  }
+
+  private void experimentParts(StringBuilder b, String heading, Claim claim, ExperimentEvidence e) {
     boolean keepsRows = claim == Claim.THESIS_MLP || claim == Claim.THESIS_CNN;
     PreviousSection previous = previousSections.containsKey(heading) && keepsRows
         ? new PreviousSection(previousSections.get(heading)) : null;
@@ -245,7 +252,9 @@ final class ReproductionDocument {
   }
 
   /** @param launcher what ran the recorded command: run-local.sh, or the network lab's netlab.sh */
-  private void measuredSection(StringBuilder b, Claim claim, MeasuredOutput output, String table, String launcher) {
+  private void measuredSection(StringBuilder out, Claim claim, MeasuredOutput output, String table,
+      String launcher) {
+    StringBuilder b = new StringBuilder();
     b.append("## ").append(claim.title()).append("\n\n**Paper.** ").append(claim.paper()).append("\n\n")
         .append("**Ours.** `").append(DocumentPaths.shown(output.directory())).append("`\n\n").append(table)
         .append("**Command** (as recorded in environment.json):\n\n```bash\n");
@@ -257,6 +266,7 @@ final class ReproductionDocument {
       b.append(image(claim.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), output.picture()))
           .append("\n\n");
     }
+    out.append(SectionLayout.laidOut(b.toString()));
   }
 
   private void notReproduced(StringBuilder b, Set<Claim> covered) {

@@ -409,12 +409,13 @@ public final class StandaloneCluster implements AutoCloseable {
     Files.createDirectories(script.getParent());
     StringBuilder text = new StringBuilder("#!/bin/bash\n")
         .append("# spark-submit for a Spark made of Maven jars: runs SparkSubmit directly. The launcher's\n")
-        .append("# handling of spark.driver.memory / extraJavaOptions does not apply: the flags are fixed here.\n")
+        .append("# handling of spark.driver.memory / extraJavaOptions does not apply: the flags are fixed here,\n")
+        .append("# followed, as the launcher does, by $SPARK_SUBMIT_OPTS.\n")
         .append("exec ");
     for (String part : javaCommand("2g")) {
       text.append(quote(part)).append(' ');
     }
-    text.append("org.apache.spark.deploy.SparkSubmit \"$@\"\n");
+    text.append("${SPARK_SUBMIT_OPTS:-} org.apache.spark.deploy.SparkSubmit \"$@\"\n");
     Files.writeString(script, text);
     Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
   }

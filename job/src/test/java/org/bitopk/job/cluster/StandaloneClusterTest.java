@@ -16,9 +16,26 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The harness itself: tasks run in separate executor JVMs, and a killed executor is replaced. */
+/**
+ * The harness itself: tasks run in separate executor JVMs, and a killed executor is replaced. And what
+ * spark-submit's own JVM prints before the job runs.
+ */
 @ExtendWith(SharedCluster.class)
 class StandaloneClusterTest {
+
+  /**
+   * Through spark-submit (client mode), a refusal is the job's one line: spark-submit's Spark logs warnings before
+   * the job runs (here about a deprecated setting; on many machines about a hostname that resolves to a loopback
+   * address), which would come first.
+   */
+  @Test
+  void throughSparkSubmitARefusalIsTheOnlyLine(StandaloneCluster cluster, @TempDir Path tmp) throws Exception {
+    Path log = tmp.resolve("refused.log");
+    Process submitted = ClusterJob.submit(cluster, List.of("--dataset", "counterexample", "--workers", "0",
+        "--output", tmp.resolve("run").toString()), Map.of("spark.executor.port", "7000"), log);
+    assertEquals(2, StandaloneCluster.await(submitted, Duration.ofMinutes(2), log));
+    assertEquals(List.of("bitopk: --workers: expected an integer >= 1, got 0 (see --help)"), Files.readAllLines(log));
+  }
 
   @Test
   void tasksRunInExecutorJvmsAndSurviveAnExecutorKill(StandaloneCluster cluster, @TempDir Path tmp)

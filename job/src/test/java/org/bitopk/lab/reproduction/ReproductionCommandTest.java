@@ -566,6 +566,62 @@ class ReproductionCommandTest {
     assertTrue(Files.isDirectory(Path.of(shown(thesis))), "the relative name leads to the directory");
   }
 
+  /**
+   * The document opens with the summary, read from its sections, and each section with its tables; a document in
+   * the layout this command wrote before (no summary, the paper, our runs and notes before the tables) is laid out
+   * by --update without outputs into exactly what the command writes now.
+   */
+  @Test
+  void theSummaryComesFirstAndUpdateAloneLaysOutAnOlderDocument() throws IOException {
+    String md = theDocumentOfTheThesisAndDownlinkGrids("layout");
+    Path file = repository("layout").resolve("REPRODUCTION.md");
+    int summary = md.indexOf("| claim | ours | reference | status |");
+    assertTrue(summary > 0 && summary < md.indexOf("```bash") && summary < md.indexOf("\n## "), md);
+    String spread = row(section(md, "## Equal accuracy, Fashion-MNIST MLP"), "| 20 | unidirectional, bidirectional,");
+    assertTrue(row(md, "| [Equal accuracy, Fashion-MNIST MLP, `thesis-fmnist-mlp-quick`]").contains(" | spread "
+        + "between the modes " + PreviousSection.cells(spread).get(3) + " points at P = 20, 1 epoch | "
+        + PreviousSection.cells(spread).get(2) + ", 100 epochs | "), md);
+    for (String goal : List.of("time ≤ 0.1× DL4J's best distributed master", "time within 1.5× of a single-JVM fit")) {
+      List<String> cells = PreviousSection.cells(row(md, "| " + goal + " |"));
+      assertEquals("| [Time to accuracy against DL4J](#time-to-accuracy-against-dl4j): " + goal + " | " + cells.get(1)
+          + " | " + cells.get(2) + " | met: " + cells.get(4) + " (" + cells.get(3) + ") |",
+          row(md, "| [Time to accuracy against DL4J](#time-to-accuracy-against-dl4j): " + goal + " |"));
+    }
+    for (String s : md.substring(md.indexOf("\n## ") + 1).split("(?<=\n)(?=## )")) {
+      if (s.contains("**Paper.**")) {
+        assertTrue(s.indexOf("\n|") < s.indexOf("**Paper.**") && s.indexOf("**Paper.**") < s.indexOf("**Command"),
+            "tables, then the paper and our runs, then the command:\n" + s);
+      }
+    }
+    String older = olderLayout(md);
+    assertFalse(older.contains(SummaryTable.LEAD) || older.equals(md), older);
+    Files.writeString(file, older);
+    Outcome o = main("reproduction", "--update", "--out", file.toString(), "--grids",
+        Path.of("experiments").toAbsolutePath().toString());
+    assertEquals(0, o.code(), o.err());
+    assertEquals(md, Files.readString(file));
+    Outcome none = main("reproduction", "--out", file.toString());
+    assertEquals(2, none.code());
+    assertTrue(none.err().startsWith("bitopk: --experiments, --evaluation"), none.err());
+  }
+
+  /** {@code md} as this command wrote it before its summary: no summary, the paper, ours and the note first. */
+  static String olderLayout(String md) {
+    StringBuilder b = new StringBuilder(md.substring(0, md.indexOf(SummaryTable.LEAD)))
+        .append(md, md.indexOf("Generated from finished"), md.indexOf("\n## ") + 1);
+    for (String s : md.substring(md.indexOf("\n## ") + 1).split("(?<=\n)(?=## )")) {
+      List<String> blocks = new ArrayList<>(List.of(s.split("\n\n", -1)));
+      List<String> first = new ArrayList<>();
+      for (String prefix : List.of("**Paper.**", "**Ours.**", "**Note:**")) {
+        blocks.stream().filter(block -> block.startsWith(prefix)).findFirst().ifPresent(first::add);
+      }
+      blocks.removeAll(first);
+      blocks.addAll(1, first);
+      b.append(String.join("\n\n", blocks));
+    }
+    return b.toString();
+  }
+
   /** The text of the section whose heading starts with {@code heading}, up to the next section. */
   static String section(String md, String heading) {
     int start = md.indexOf("\n" + heading);
