@@ -86,4 +86,26 @@ class ArchitectureTest {
   void noTwoPackagesDependOnEachOther() {
     slices().matching("org.bitopk.(**)").should().beFreeOfCycles().check(classes);
   }
+
+  /**
+   * No test hook in the production code: no class named for tests, and no static field that is not final (a switch
+   * a test could flip for every run in the JVM) beyond the process-wide state that has no other home: the installed
+   * driver log, Ctrl-C handling, and each executor JVM's cache of its training set. Tests inject faults through the
+   * engine's {@code FaultInjector} instead.
+   */
+  @Test
+  void productionCodeHoldsNoTestHooks() {
+    // named for tests (TestFaults, TestHooks, ...ForTests), or reaching for a test library; a "TestBlock" of the test
+    // set is production's own word
+    noClasses().should().haveNameMatching(".*[.$](Test(Faults?|Hooks?|Support|Utils?)|[A-Za-z]*ForTests?)")
+        .orShould().dependOnClassesThat().resideInAnyPackage("org.junit..", "org.mockito..")
+        .check(classes);
+    com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields().that().areStatic()
+        .and().areDeclaredInClassesThat().resideInAPackage("org.bitopk..")
+        .and().doNotHaveFullName("org.bitopk.job.output.DriverLog.installed")
+        .and().areNotDeclaredIn(org.bitopk.cli.Interruption.class)
+        .and().areDeclaredInClassesThat().doNotHaveFullyQualifiedName(
+            "org.bitopk.job.problem.network.ExecutorShards$TrainingSets")
+        .should().beFinal().check(classes);
+  }
 }

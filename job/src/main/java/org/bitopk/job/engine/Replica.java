@@ -41,14 +41,14 @@ final class Replica<S> {
    * its checksum is the driver's; then the window of updates, or the dense snapshot when the replica is too far
    * behind (or new, and without a usable x_0 of its own).
    */
-  CatchUp catchUp(DownlinkView view, RunState run) {
+  CatchUp catchUp(DownlinkView view, RunState run, FaultInjector faults) {
     int t = view.iteration();
     if (iteration == t) {
       return new CatchUp(0, false);
     }
     boolean startRejected = false;
     if (iteration < 0 && view.startsFromBuiltModel()) {
-      startRejected = startsFromBuiltModel(view.start().checksum()) == BuiltStart.DIFFERS;
+      startRejected = startsFromBuiltModel(view.start().checksum(), faults) == BuiltStart.DIFFERS;
     }
     boolean resync = iteration < view.firstUpdate() || iteration > t;
     if (resync) {
@@ -79,13 +79,13 @@ final class Replica<S> {
    * driver's; else leaves the replica new, for the caller to load the snapshot, and says so in one line when the
    * checksum differs.
    */
-  private BuiltStart startsFromBuiltModel(long expected) {
+  private BuiltStart startsFromBuiltModel(long expected, FaultInjector faults) {
     Optional<float[]> built = objective.initialParameters();
     if (built.isEmpty()) {
       return BuiltStart.UNAVAILABLE;
     }
     float[] x0 = built.get();
-    TestFaults.perturbStart(x0);
+    faults.builtStart(x0);
     long checksum = x0.length == parameters.length ? ParameterChecksum.of(x0) : ~expected;
     if (checksum != expected) {
       LOG.warn("x_0 built on this executor has checksum {}, the driver's {} (another model file or numeric "

@@ -24,9 +24,10 @@ final class TaskAttempt {
   private final long[] expectedTokens;
   private final StateLocations locations;
   private final UplinkSettings uplink;
+  private final FaultInjector faults;
 
   private TaskAttempt(int round, long token, String executor, int attemptNumber, long[] expectedTokens,
-      StateLocations locations, UplinkSettings uplink) {
+      StateLocations locations, UplinkSettings uplink, FaultInjector faults) {
     this.round = round;
     this.token = token;
     this.executor = executor;
@@ -34,16 +35,23 @@ final class TaskAttempt {
     this.expectedTokens = expectedTokens;
     this.locations = locations;
     this.uplink = uplink;
+    this.faults = faults;
   }
 
   /** The attempt running in this thread (Spark's task context; a local stand-in outside Spark). */
-  static TaskAttempt current(int round, long[] expectedTokens, StateLocations locations, UplinkSettings uplink) {
+  static TaskAttempt current(int round, long[] expectedTokens, StateLocations locations, UplinkSettings uplink,
+      FaultInjector faults) {
     TaskContext context = TaskContext.get();
     SparkEnv env = SparkEnv.get();
     return new TaskAttempt(round,
-        context != null ? context.taskAttemptId() : TestFaults.localToken(),
+        context != null ? context.taskAttemptId() : localToken(),
         env == null ? "local" : env.blockManager().blockManagerId().hostPort(),
-        context == null ? 0 : context.attemptNumber(), expectedTokens, locations, uplink);
+        context == null ? 0 : context.attemptNumber(), expectedTokens, locations, uplink, faults);
+  }
+
+  /** Outside Spark: a random token above any of Spark's attempt ids (which count from 0), never {@code INITIAL}. */
+  private static long localToken() {
+    return java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 62, Long.MAX_VALUE);
   }
 
   /** The worker state this attempt steps, as {@link #admit} found it. */
@@ -97,7 +105,7 @@ final class TaskAttempt {
    */
   long commit(WorkerState state, int workerId) {
     state.commit(round, token);
-    TestFaults.afterStep(round, workerId);
+    faults.afterStep(round, workerId, attemptNumber);
     return token;
   }
 

@@ -44,6 +44,9 @@ public final class Trainer<S> {
   private VectorCapture capture;
   /** The driver's aggregation threads when given, else {@link AggregationThreads#of} the Spark configuration. */
   private OptionalInt aggregationThreads = OptionalInt.empty();
+  private Optional<FaultInjector> injectedFaults = Optional.empty();
+  /** The faults of this run's tasks: the injected ones, else those the Spark setting names, else none. */
+  private FaultInjector faults = FaultInjector.NONE;
 
   private ObjectiveFactory<S> factory;
   private JavaRDD<S> groups;
@@ -99,12 +102,22 @@ public final class Trainer<S> {
     return this;
   }
 
+  /**
+   * Injects {@code faults} into the worker tasks instead of those the Spark setting {@value FaultInjector#SETTING}
+   * names (none in a run): tests prove with it that retried attempts change nothing.
+   */
+  public Trainer<S> injectFaults(FaultInjector faults) {
+    this.injectedFaults = Optional.of(faults);
+    return this;
+  }
+
   /** Runs all rounds; on success the run's executor state is dropped, on failure too (best effort). */
   public RunSummary run() {
     if (plan.captureRounds().length > 0 && capture == null) {
       throw new IllegalStateException("the plan captures rounds " + Arrays.toString(plan.captureRounds())
           + " but no VectorCapture was given");
     }
+    faults = injectedFaults.orElseGet(() -> FaultInjector.of(sc.getConf()));
     factory = problem.objectiveFactory();
     int t0 = start(factory.dimension());
     groups = WorkerGroups.group(problem.shards(), plan.tasks(), GroupPlacement.ofRegisteredExecutors(sc.sc()));
@@ -241,7 +254,7 @@ public final class Trainer<S> {
   /** The round's task: settings and broadcast handles only (see {@link WorkerTask}). */
   private WorkerTask<S> task(RoundSettings settings, DownlinkView downlink) {
     return new WorkerTask<>(runId, settings, factory, plan.uplink(), downlink, acceptedTokens.clone(),
-        new StateLocations(holders, aliveExecutors(), plan.speculationDeferMillis()));
+        new StateLocations(holders, aliveExecutors(), plan.speculationDeferMillis()), faults);
   }
 
   /** The replicas' consistency check and the capture of c_i, in the rounds that have them. */

@@ -28,9 +28,16 @@ public final class WorkerTask<S> implements Serializable {
   /** Per worker, the attempt whose state after the previous round the driver used ({@link WorkerState}). */
   private final long[] expectedTokens;
   private final StateLocations locations;
+  private final FaultInjector faults;
 
   public WorkerTask(String runId, RoundSettings round, ObjectiveFactory<S> factory, UplinkSettings uplink,
       DownlinkView downlink, long[] expectedTokens, StateLocations locations) {
+    this(runId, round, factory, uplink, downlink, expectedTokens, locations, FaultInjector.NONE);
+  }
+
+  /** @param faults what a test injects into the attempts ({@link FaultInjector#NONE} in a run) */
+  public WorkerTask(String runId, RoundSettings round, ObjectiveFactory<S> factory, UplinkSettings uplink,
+      DownlinkView downlink, long[] expectedTokens, StateLocations locations, FaultInjector faults) {
     this.runId = runId;
     this.round = round;
     this.factory = factory;
@@ -38,6 +45,7 @@ public final class WorkerTask<S> implements Serializable {
     this.downlink = downlink;
     this.expectedTokens = expectedTokens;
     this.locations = locations;
+    this.faults = faults;
   }
 
   /** Runs the workers of group {@code partition}; {@link RoundJobFunction} calls it in the round's Spark job. */
@@ -46,13 +54,13 @@ public final class WorkerTask<S> implements Serializable {
       throw new IllegalStateException("partition " + partition + " holds no worker shard");
     }
     int t = downlink.iteration();
-    TaskAttempt attempt = TaskAttempt.current(t, expectedTokens, locations, uplink);
+    TaskAttempt attempt = TaskAttempt.current(t, expectedTokens, locations, uplink, faults);
     RunState run = ExecutorRegistry.run(runId);
     run.forgetUpdatesBefore(downlink.firstUpdate());
     Replica<S> replica = run.borrow(factory, t);
     try {
       long start = System.nanoTime();
-      Replica.CatchUp catchUp = replica.catchUp(downlink, run);
+      Replica.CatchUp catchUp = replica.catchUp(downlink, run, faults);
       long sum = round.checksum() ? ParameterChecksum.of(replica.parameters) : 0L;
       long caughtUp = System.nanoTime();
       List<WorkerReport.Builder> workers = new ArrayList<>();

@@ -2,6 +2,8 @@ package org.bitopk.job.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.bitopk.job.checkpoint.MetricLines;
+import org.bitopk.job.engine.FaultInjector;
+import org.bitopk.job.engine.InjectedFaults;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.util.ModelSerializer;
 import org.junit.jupiter.api.BeforeAll;
@@ -169,8 +171,8 @@ class ClusterFaultsTest {
     conf.put("spark.speculation.quantile", "0.5");
     conf.put("spark.speculation.multiplier", "2");
     conf.put("spark.speculation.minTaskRuntime", "1s");
-    conf.put("spark.executor.extraJavaOptions", cluster.baseConf().get("spark.executor.extraJavaOptions")
-        + " -Dbitopk.test.slow-worker=40:1:8000");
+    // the application jar holds the test classes: the injector reaches the driver and the executors with it
+    conf.put(FaultInjector.SETTING, InjectedFaults.SlowWorker.class.getName() + ":40:1:8000");
     List<String> args = new java.util.ArrayList<>(jobArgs(out));
     int checkpointFlag = args.indexOf("--checkpoint-every");
     args.subList(checkpointFlag, checkpointFlag + 2).clear();   // the flag and its value
@@ -218,8 +220,8 @@ class ClusterFaultsTest {
     int checkpointFlag = args.indexOf("--checkpoint-every");
     args.subList(checkpointFlag, checkpointFlag + 2).clear();
     args.addAll(List.of("--max-iterations", Integer.toString(rounds)));
-    Process driver = ClusterJob.submit(cluster, args, java.util.Map.of("spark.executor.extraJavaOptions",
-        cluster.baseConf().get("spark.executor.extraJavaOptions") + " -Dbitopk.test.perturb-start=true"), log);
+    Process driver = ClusterJob.submit(cluster, args, java.util.Map.of(FaultInjector.SETTING,
+        InjectedFaults.PerturbedStart.class.getName()), log);
     assertEquals(0, StandaloneCluster.await(driver, RUN_TIMEOUT, log), () -> diagnostics(cluster, log));
     List<JsonNode> perturbed = ClusterJob.iterations(out);
     assertEquals(rounds, perturbed.size());

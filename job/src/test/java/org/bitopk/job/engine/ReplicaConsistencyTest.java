@@ -136,18 +136,18 @@ class ReplicaConsistencyTest {
     System.arraycopy(models.get(3), 0, behind.parameters, 0, d);
     behind.objective.load(behind.parameters);
     behind.iteration = 3;
-    Replica.CatchUp viaWindow = behind.catchUp(view, run);
+    Replica.CatchUp viaWindow = behind.catchUp(view, run, FaultInjector.NONE);
     assertEquals(new Replica.CatchUp(3, false), viaWindow);
     assertArrayEquals(models.get(6), behind.parameters);
     assertArrayEquals(models.get(6), behind.objective.modelParameters());
 
     Replica<?> fresh = new Replica<>(new QuadraticObjectiveFactory(d).create());
-    assertEquals(new Replica.CatchUp(2, true), fresh.catchUp(view, run));
+    assertEquals(new Replica.CatchUp(2, true), fresh.catchUp(view, run, FaultInjector.NONE));
     assertArrayEquals(models.get(6), fresh.parameters);
 
     Replica<?> tooOld = new Replica<>(new QuadraticObjectiveFactory(d).create());
     tooOld.iteration = 1;
-    assertEquals(new Replica.CatchUp(2, true), tooOld.catchUp(view, run));
+    assertEquals(new Replica.CatchUp(2, true), tooOld.catchUp(view, run, FaultInjector.NONE));
     assertArrayEquals(models.get(6), tooOld.objective.modelParameters());
     updates.forEach(Broadcast::destroy);
     snapshot.destroy();

@@ -58,9 +58,12 @@ class ReplicaStartTest {
     data = Datasets.load("synthetic:n=2000,test=100", null, new Configuration());
   }
 
+  /** What the next runs inject: replicas whose own x_0 is one bit off, or nothing. */
+  private static FaultInjector faults = FaultInjector.NONE;
+
   @AfterEach
   void clearFaults() {
-    TestFaults.clear();
+    faults = FaultInjector.NONE;
   }
 
   /** A run's records, x_t for every t, the replicas it left on the executors, its final models. */
@@ -99,8 +102,8 @@ class ReplicaStartTest {
     Outcome outcome = new Outcome();
     outcome.saveAfter = saveAfter;
     Trainer<S> trainer = new Trainer<>(sc, RunPlans.of(config, problem, sc.defaultParallelism()), problem,
-        name + (TestFaults.perturbStart ? "-perturbed" : "") + (resume != null ? "-resumed" : ""),
-        List.of(outcome.watch, outcome));
+        name + (faults != FaultInjector.NONE ? "-perturbed" : "") + (resume != null ? "-resumed" : ""),
+        List.of(outcome.watch, outcome)).injectFaults(faults);
     if (resume != null) {
       trainer.resumeFrom(resume);
     }
@@ -138,7 +141,7 @@ class ReplicaStartTest {
   @Test
   void firstRoundShipsNoDenseModelAndEndsWhereTheSnapshotPathEnds() {
     Outcome built = trainMlp("start-mlp");
-    TestFaults.perturbStartedModels();
+    faults = new InjectedFaults.PerturbedStart("");
     List<String> warnings = new CopyOnWriteArrayList<>();
     Outcome snapshot;
     try (AutoCloseable ignored = capture(Trainer.class, warnings)) {
@@ -209,7 +212,7 @@ class ReplicaStartTest {
     Outcome snapshot;
     try (CounterexampleProblem problem = new CounterexampleProblem(sc, 6)) {
       built = trainCounterexample(schemes, problem, 30, null, -1);
-      TestFaults.perturbStartedModels();
+      faults = new InjectedFaults.PerturbedStart("");
       snapshot = trainCounterexample(schemes, problem, 30, null, -1);
     }
     assertEquals(0, built.round(0).replicaResyncs());

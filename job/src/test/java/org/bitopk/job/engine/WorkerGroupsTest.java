@@ -54,15 +54,15 @@ class WorkerGroupsTest {
     data = Datasets.load("synthetic:n=1600,test=200,shape=1x8x8,classes=4", null, new Configuration());
   }
 
-  @AfterEach
-  void clearFaults() {
-    TestFaults.clear();
-  }
-
   /** A finished run: its records and final model. */
   private record Outcome(List<IterationRecord> iterations, float[] model) {}
 
   private Outcome train(Mode mode, int workers, int tasks, double momentum, String uplink, String runId) {
+    return train(mode, workers, tasks, momentum, uplink, runId, FaultInjector.NONE);
+  }
+
+  private Outcome train(Mode mode, int workers, int tasks, double momentum, String uplink, String runId,
+      FaultInjector faults) {
     TrainingConfig config = TrainingConfig.builder().dataset("synthetic").mode(mode).model(ModelArchitecture.MLP_SMALL)
         .workers(workers).tasks(tasks).uplink(CompressorSpec.parse(uplink)).densityUp(0.02).densityDown(0.01)
         .learningRate(0.05).momentum(momentum).batchSize(8).epochs(1).maxIterations(12).consistencyCheckEvery(1)
@@ -80,7 +80,7 @@ class WorkerGroupsTest {
         8, 3)) {
       RunPlan plan = RunPlans.of(config, problem, sc.defaultParallelism());
       assertEquals(tasks, plan.tasks());
-      new Trainer<>(sc, plan, problem, runId, List.of(recorder, last)).run();
+      new Trainer<>(sc, plan, problem, runId, List.of(recorder, last)).injectFaults(faults).run();
     }
     return new Outcome(new ArrayList<>(recorder.iterations), model[0]);
   }
@@ -118,8 +118,8 @@ class WorkerGroupsTest {
   @Test
   void aRetriedAttemptCountsTheStepOnce() {
     Outcome undisturbed = train(Mode.BIDIRECTIONAL, WORKERS, 4, 0.9, "topk", "retry-reference");
-    TestFaults.failAfterStep(4, 5);
-    Outcome retried = train(Mode.BIDIRECTIONAL, WORKERS, 4, 0.9, "topk", "retry-injected");
+    Outcome retried = train(Mode.BIDIRECTIONAL, WORKERS, 4, 0.9, "topk", "retry-injected",
+        new InjectedFaults.FailAfterStep("4:5"));
     assertEquals(ParameterChecksum.of(undisturbed.model()), ParameterChecksum.of(retried.model()),
         "final model after a retried round differs from the undisturbed run's");
     // 8 workers in 4 tasks: worker 5 shares its task with worker 4; both had stepped before the failure.
