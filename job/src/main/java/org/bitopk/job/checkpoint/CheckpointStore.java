@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * driver killed while writing resumes from the previous checkpoint.
  *
  * <p>Only files with the exact name {@code checkpoint-<10 digits>.bin} whose CRC is intact and whose content
- * is of the iteration in their name count as checkpoints, for resuming and for "the newest {@code keep}":
- * a damaged or foreign file never pushes an intact checkpoint out. Temporary files of a write that failed
+ * is of the iteration in their name count as checkpoints, for resuming and for "the newest {@code keep}" (of
+ * the run that writes, see {@link #write}): a damaged file or another run's checkpoint never pushes an intact
+ * checkpoint of the run out. Temporary files of a write that failed
  * (full disk) or was killed are removed when the run starts again ({@link #removeTemporaries()}).
  */
 public final class CheckpointStore {
@@ -80,7 +81,10 @@ public final class CheckpointStore {
     return directory;
   }
 
-  /** Writes {@code checkpoint} atomically and returns its path; then prunes checkpoints beyond {@code keep}. */
+  /**
+   * Writes {@code checkpoint} atomically and returns its path; then prunes the checkpoints of its run beyond
+   * the newest {@code keep}.
+   */
   public Path write(Checkpoint checkpoint) throws IOException {
     byte[] bytes = CheckpointCodec.encode(checkpoint);
     Path target = pathOf(checkpoint.iteration());

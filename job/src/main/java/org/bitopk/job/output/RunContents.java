@@ -25,6 +25,9 @@ import org.bitopk.job.output.DirectoryEntries.Entry;
  * a run's {@code config.json}. Everything else is foreign: a user's {@code config.json}, {@code checkpoints/}
  * of PyTorch, a {@code README.md}.
  *
+ * <p>A directory with a {@link RunManifest} is judged by it instead ({@link ManifestContents}). A symbolic link,
+ * FIFO, socket or device is never bitopk's: it is neither followed nor opened.
+ *
  * <p>The entries bitopk wrote are listed children before parents, so they can be removed one by one without
  * ever removing a directory that still holds something else.
  */
