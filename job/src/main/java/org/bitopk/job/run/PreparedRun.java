@@ -2,8 +2,6 @@ package org.bitopk.job.run;
 
 import static org.bitopk.job.config.TrainFlags.BATCH_SIZE;
 import static org.bitopk.job.config.TrainFlags.CAPTURE_VECTORS;
-import static org.bitopk.job.config.TrainFlags.DATA;
-import static org.bitopk.job.config.TrainFlags.DATASET;
 import static org.bitopk.job.config.TrainFlags.MODEL;
 import static org.bitopk.job.config.TrainFlags.OUTPUT;
 import static org.bitopk.job.config.TrainFlags.RESUME;
@@ -16,7 +14,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -26,12 +23,10 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
-import org.bitopk.datasets.Datasets;
 import org.bitopk.datasets.LabeledImages;
 import org.bitopk.datasets.ShardSplitter;
 import org.bitopk.datasets.TrainTest;
@@ -178,7 +173,7 @@ public final class PreparedRun {
       TableLoader loader = resolved.table().isDataFrame() ? null : PreparedRun::loadTable;
       return new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, null, null, 1, loader, null);
     }
-    TrainTest data = loadData(resolved, conf);
+    TrainTest data = ImageData.load(resolved, conf);
     LabeledImages train = data.train();
     requireModelFits(resolved, train.channels(), train.height(), train.width(), train.numClasses(),
         "images of " + resolved.dataset(), "choose another --model (mlp and mlp-small take any shape)");
@@ -450,33 +445,6 @@ public final class PreparedRun {
       return node;
     } catch (IOException e) {
       throw new BadInputException(flag(RESUME) + ": cannot read " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static TrainTest loadData(TrainingConfig config, Configuration conf) {
-    if (config.data() != null) {
-      Path dir = new Path(config.data());
-      FileSystem dataFs = HadoopLocations.fileSystem(flag(DATA), config.data(), dir, conf);
-      try {
-        FileStatus status = dataFs.getFileStatus(dir);
-        if (!status.isDirectory()) {
-          throw new BadInputException(flag(DATA) + " " + config.data() + " is a file, not a directory: pass the "
-              + "directory that holds the " + config.dataset() + " files");
-        }
-      } catch (FileNotFoundException missing) {
-        // reported below by the loader, naming the files it looked for
-      } catch (IOException e) {
-        throw new BadInputException(flag(DATA) + " " + config.data() + ": cannot access it: " + e.getMessage(), e);
-      }
-    }
-    try {
-      return Datasets.load(config.dataset(), config.data(), conf);
-    } catch (IllegalArgumentException e) {
-      String flag = config.dataset().startsWith("synthetic") ? flag(DATASET) : flag(DATA);
-      throw new BadInputException(flag + ": " + e.getMessage(), e);
-    } catch (UncheckedIOException e) {
-      throw new BadInputException(flag(DATA) + ": cannot read the " + config.dataset() + " files: "
-          + e.getMessage(), e);
     }
   }
 }
