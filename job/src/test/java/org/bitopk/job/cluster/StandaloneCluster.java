@@ -77,6 +77,7 @@ public final class StandaloneCluster implements AutoCloseable {
   private final List<Process> submitted = Collections.synchronizedList(new ArrayList<>());
   private final Thread shutdownHook;
   private Process master;
+  private int totalCores;
   private volatile boolean closed;
 
   private StandaloneCluster(Path root) throws IOException {
@@ -114,6 +115,7 @@ public final class StandaloneCluster implements AutoCloseable {
           + " workers x " + coresPerWorker + " cores");
     }
     StandaloneCluster cluster = new StandaloneCluster(Files.createDirectories(root));
+    cluster.totalCores = workerCount * coresPerWorker;
     boolean started = false;
     try {
       cluster.master = cluster.launch("master", "org.apache.spark.deploy.master.Master", "512m", LOOPBACK,
@@ -175,18 +177,21 @@ public final class StandaloneCluster implements AutoCloseable {
   /** Settings every application on this cluster needs: loopback driver, executor class path, quiet logs. */
   public Map<String, String> baseConf() {
     String executorOptions = String.join(" ", JAVA_OPENS) + " -Dlog4j2.configurationFile=" + logConfig.toUri();
-    return Map.of(
-        "spark.driver.host", LOOPBACK,
-        "spark.driver.bindAddress", LOOPBACK,
-        "spark.ui.enabled", "false",
-        "spark.executor.extraClassPath", dependencyClassPath,
-        "spark.executor.extraJavaOptions", executorOptions,
-        "spark.executor.defaultJavaOptions", ChildJvmOptions.joined(),
-        "spark.executorEnv.OMP_NUM_THREADS", "1",
-        "spark.executor.memory", "1g",
-        // start only once every Worker's executor is up, else a loaded machine runs every task on the first
-        "spark.scheduler.minRegisteredResourcesRatio", "1.0",
-        "spark.scheduler.maxRegisteredResourcesWaitingTime", "120s");
+    return Map.ofEntries(
+        Map.entry("spark.driver.host", LOOPBACK),
+        Map.entry("spark.driver.bindAddress", LOOPBACK),
+        Map.entry("spark.ui.enabled", "false"),
+        Map.entry("spark.executor.extraClassPath", dependencyClassPath),
+        Map.entry("spark.executor.extraJavaOptions", executorOptions),
+        Map.entry("spark.executor.defaultJavaOptions", ChildJvmOptions.joined()),
+        Map.entry("spark.executorEnv.OMP_NUM_THREADS", "1"),
+        Map.entry("spark.executor.memory", "1g"),
+        // Start only once every Worker's executor is up, else a loaded machine runs every task on the first
+        // (cached partitions then stay there). A standalone scheduler counts the registered cores against
+        // spark.cores.max and takes the ratio as met when that is unset, so both are needed.
+        Map.entry("spark.cores.max", Integer.toString(totalCores)),
+        Map.entry("spark.scheduler.minRegisteredResourcesRatio", "1.0"),
+        Map.entry("spark.scheduler.maxRegisteredResourcesWaitingTime", "120s"));
   }
 
   /**
