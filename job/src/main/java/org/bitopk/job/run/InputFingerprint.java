@@ -15,9 +15,7 @@ import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.RemoteIterator;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.job.BadInputException;
 import org.bitopk.job.config.TrainingConfig;
@@ -67,14 +65,9 @@ final class InputFingerprint {
       Path path = new Path(location);
       try {
         FileSystem fs = path.getFileSystem(conf);
-        RemoteIterator<LocatedFileStatus> listed = fs.listFiles(path, true);
-        while (listed.hasNext()) {
-          FileStatus file = listed.next();
-          String name = file.getPath().getName();
-          if (!name.startsWith(".") && !name.startsWith("_")) {
-            files.put(file.getPath().toString(), new InputFile(file.getLen(), file.getModificationTime(),
-                crc32c(fs, file.getPath())));
-          }
+        for (FileStatus file : listed(fs, path)) {
+          files.put(file.getPath().toString(), new InputFile(file.getLen(), file.getModificationTime(),
+              crc32c(fs, file.getPath())));
         }
       } catch (FileNotFoundException missing) {
         // the reader reports a missing input, naming what it looked for
@@ -122,6 +115,27 @@ final class InputFingerprint {
       }
     }
     return locations;
+  }
+
+  /**
+   * Every file below {@code path} (or {@code path} itself), skipping names that start with '.' or '_'. Walked with
+   * listStatus rather than listFiles, whose block locations make the local file system start a process per file
+   * to read its permissions.
+   */
+  private static List<FileStatus> listed(FileSystem fs, Path path) throws IOException {
+    List<FileStatus> files = new ArrayList<>();
+    for (FileStatus status : fs.listStatus(path)) {
+      String name = status.getPath().getName();
+      if (name.startsWith(".") || name.startsWith("_")) {
+        continue;
+      }
+      if (status.isDirectory()) {
+        files.addAll(listed(fs, status.getPath()));
+      } else {
+        files.add(status);
+      }
+    }
+    return files;
   }
 
   private static String crc32c(FileSystem fs, Path path) throws IOException {
