@@ -25,28 +25,70 @@ find_spark_submit() {
     SPARK_SUBMIT="${SPARK_HOME}/bin/spark-submit"
     return 0
   fi
-  die "spark-submit not found on PATH nor in \$SPARK_HOME/bin; install Spark 3.5 (Scala 2.12) and put its bin/ on PATH"
+  die "spark-submit not found on PATH nor in \$SPARK_HOME/bin; install Spark 4 (Scala 2.13) or 3.5 (Scala 2.12) and put its bin/ on PATH"
 }
 
-# Resolves the application jar: --jar, else $BITOPK_JAR, else the one `mvn package` builds.
-# URIs (hdfs://, s3a://, local://, http://) are passed through untouched: the cluster fetches them.
+# The Spark lines bitopk builds for, by Scala version: 2.13 is Spark 4 (the default build), 2.12 is Spark 3.5.
+spark_line_of() {
+  case "$1" in
+    2.13) printf '4' ;;
+    2.12) printf '3.5' ;;
+  esac
+}
+build_command_of() {
+  case "$1" in
+    2.13) printf 'mvn -B -pl job -am package -DskipTests' ;;
+    2.12) printf 'mvn -B -Pspark-3.5 -pl job/dl4j-baselines -am package -DskipTests' ;;
+  esac
+}
+
+# Reads the cluster's Spark and Scala versions from `spark-submit --version`; sets CLUSTER_SPARK (e.g. 4.2.0) and
+# CLUSTER_SCALA (e.g. 2.13). A Spark that is not one of bitopk's lines is refused.
+read_spark_version() {
+  local banner
+  banner="$("$SPARK_SUBMIT" --version 2>&1)" \
+    || die "'$SPARK_SUBMIT --version' failed; expected Spark's version banner: ${banner//$'\n'/ }"
+  [[ "$banner" =~ version[[:space:]]+([0-9]+[.][0-9]+[.][0-9]+[^[:space:]]*) ]] \
+    || die "'$SPARK_SUBMIT --version' printed no Spark version; expected Spark's version banner"
+  CLUSTER_SPARK="${BASH_REMATCH[1]}"
+  [[ "$banner" =~ Scala[[:space:]]+version[[:space:]]+([0-9]+[.][0-9]+) ]] \
+    || die "'$SPARK_SUBMIT --version' printed no Scala version; expected Spark's version banner"
+  CLUSTER_SCALA="${BASH_REMATCH[1]}"
+  case "$CLUSTER_SPARK/$CLUSTER_SCALA" in
+    4.*/2.13|3.5.*/2.12) ;;
+    *) die "spark-submit is Spark $CLUSTER_SPARK (Scala $CLUSTER_SCALA); bitopk builds for Spark 4 with Scala 2.13 ($(build_command_of 2.13)) and Spark 3.5 with Scala 2.12 ($(build_command_of 2.12))" ;;
+  esac
+}
+
+# Resolves the application jar for the cluster's line (read_spark_version first): --jar, else $BITOPK_JAR, else
+# job/target/bitopk_<Scala version>-*.jar, the one `mvn package` builds for that line. A jar named for the other
+# line is refused. URIs (hdfs://, s3a://, local://, http://) are passed through: the cluster fetches them.
 find_app_jar() {
-  local wanted="${1:-${BITOPK_JAR:-}}"
+  local wanted="${1:-${BITOPK_JAR:-}}" build
+  build="$(build_command_of "$CLUSTER_SCALA")"
   if [[ -n "$wanted" ]]; then
     if [[ "$wanted" != *://* && ! -f "$wanted" ]]; then
-      die "application jar not found: $wanted (build it with: mvn -B -pl job -am package -DskipTests)"
+      die "application jar not found: $wanted (build it for Spark $CLUSTER_SPARK with: $build)"
+    fi
+    if [[ "${wanted##*/}" =~ _(2[.]1[0-9])[-.] && "${BASH_REMATCH[1]}" != "$CLUSTER_SCALA" ]]; then
+      die "the jar $wanted is built for Spark $(spark_line_of "${BASH_REMATCH[1]}") (Scala ${BASH_REMATCH[1]}) but spark-submit is Spark $CLUSTER_SPARK (Scala $CLUSTER_SCALA); build its jar with: $build"
     fi
     APP_JAR="$wanted"
     return 0
   fi
   local candidate
-  for candidate in "${BITOPK_REPO}"/job/target/bitopk-job-*-app.jar; do
+  for candidate in "${BITOPK_REPO}"/job/target/bitopk_"${CLUSTER_SCALA}"-*.jar; do
     if [[ -f "$candidate" ]]; then
       APP_JAR="$candidate"
       return 0
     fi
   done
-  die "application jar not found in ${BITOPK_REPO}/job/target (build it with: mvn -B -pl job -am package -DskipTests, or pass --jar)"
+  for candidate in "${BITOPK_REPO}"/job/target/bitopk_2.1[0-9]-*.jar; do
+    if [[ -f "$candidate" && "$candidate" =~ _(2[.]1[0-9])- ]]; then
+      die "job/target has only ${candidate##*/}, built for Spark $(spark_line_of "${BASH_REMATCH[1]}") (Scala ${BASH_REMATCH[1]}), but spark-submit is Spark $CLUSTER_SPARK (Scala $CLUSTER_SCALA); build its jar with: $build"
+    fi
+  done
+  die "no application jar for Spark $CLUSTER_SPARK (Scala $CLUSTER_SCALA) in ${BITOPK_REPO}/job/target (build it with: $build, or pass --jar)"
 }
 
 # Turns every "key value" line of a spark-defaults.conf style file into --conf key=value in SUBMIT_CONF.
@@ -201,8 +243,10 @@ HELP
 common_options_help() {
   print_text <<HELP
 Options shared by every script:
-  --jar PATH|URI       application jar (default: \$BITOPK_JAR, else job/target/bitopk-job-*-app.jar;
-                       build it with: mvn -B -pl job -am package -DskipTests)
+  --jar PATH|URI       application jar (default: \$BITOPK_JAR, else job/target/bitopk_<Scala>-*.jar for the
+                       Scala of \`spark-submit --version\`; build it for Spark 4 (Scala 2.13) with
+                       mvn -B -pl job -am package -DskipTests, for Spark 3.5 (Scala 2.12) with
+                       mvn -B -Pspark-3.5 -pl job/dl4j-baselines -am package -DskipTests)
   --defaults FILE      Spark settings to pass as --conf (default: submit/spark-defaults.conf,
                        or \$BITOPK_SPARK_DEFAULTS)
   --conf KEY=VALUE     one more Spark setting; overrides the defaults file (repeatable)

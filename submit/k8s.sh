@@ -11,9 +11,10 @@ usage() {
   print_text <<HELP
 Usage: $BITOPK_SCRIPT_NAME --master k8s://https://HOST:PORT --image IMAGE [options] [--] [job arguments...]
 
-Submits $BITOPK_MAIN_CLASS to Kubernetes in cluster deploy mode. The image must hold Spark 3.5 (Scala 2.12,
-Java 17) and the application jar; submit/Dockerfile builds one from apache/spark. The output directory must
-be a shared file system (hdfs://, s3a://...): pods have no common local disk.
+Submits $BITOPK_MAIN_CLASS to Kubernetes in cluster deploy mode. The image must hold the Spark of this
+spark-submit (Spark 4 with Scala 2.13, or 3.5 with Scala 2.12; Java 17) and that line's application jar;
+submit/Dockerfile builds one from apache/spark. The output directory must be a shared file system (hdfs://,
+s3a://...): pods have no common local disk.
 
 Options:
   --master URL         k8s://https://HOST:PORT of the API server (default: \$SPARK_MASTER_URL)
@@ -23,7 +24,7 @@ Options:
   --executors N        number of executor pods (default 2); executors x executor cores >= the job's --workers
   --executor-cores C   cores per executor (default 1)
   --executor-memory M  executor heap (default: spark-defaults.conf; the pod adds memoryOverhead)
-  --jar URI            default here: local:///opt/bitopk/bitopk-job-app.jar (the path inside the image)
+  --jar URI            default here: local:///opt/bitopk/bitopk_<Scala>.jar (the path inside the image)
 
 $(common_options_help)
 
@@ -60,7 +61,8 @@ find_spark_submit
 [[ -n "$MASTER" ]] || die "no API server given: pass --master k8s://https://HOST:PORT (or set SPARK_MASTER_URL)"
 [[ "$MASTER" == k8s://* ]] || die "--master must look like k8s://https://HOST:PORT, got '$MASTER'"
 [[ -n "$IMAGE" ]] || die "no container image given: pass --image IMAGE (see submit/Dockerfile)"
-find_app_jar "${JAR_OPTION:-local:///opt/bitopk/bitopk-job-app.jar}"
+read_spark_version
+find_app_jar "${JAR_OPTION:-local:///opt/bitopk/bitopk_${CLUSTER_SCALA}.jar}"
 add_security_conf
 SUBMIT_EXTRA+=(--master "$MASTER" --deploy-mode cluster)
 SUBMIT_CONF+=(--conf "spark.kubernetes.container.image=$IMAGE"

@@ -37,6 +37,7 @@ parse_specific() {
 
 parse_common "$@"
 find_spark_submit
+read_spark_version
 find_app_jar "$JAR_OPTION"
 # In local mode the tasks run inside the driver JVM: spark.executorEnv does not reach them.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"

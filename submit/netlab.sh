@@ -48,6 +48,7 @@ $(lab_security_help)
                        short partition (see submit/README.md)
   --time-limit S       every process the lab starts is stopped after S seconds (default 3600)
   --lab-dir DIR        logs, Spark home, counters (default: runs/netlab-<UTC time>-<PID>)
+  --spark-3.5          run the Spark 3.5 build (Scala 2.12, with DL4J's Spark masters) instead of Spark 4's
   --cleanup            remove what killed invocations left (namespaces bk<PID>-*, their processes, the
                        counter samplers) for PIDs that no longer run this script, say what, and exit
   -h, --help           this help
@@ -68,6 +69,7 @@ FAULTS=()
 PROBE_MB=0
 TIME_LIMIT=3600
 LAB_DIR=""
+LINE_PROFILE=() LINE_MODULE=job LINE_TARGET=target
 CLEANUP_ONLY=0
 JOB_ARGS=()
 USER_CONF=()
@@ -93,6 +95,7 @@ while [[ $# -gt 0 ]]; do
     --time-limit) require_value "$@"; require_positive_int "$1" "$2"; TIME_LIMIT="$2"; shift 2 ;;
     --lab-dir) require_value "$@"; LAB_DIR="$2"; shift 2 ;;
     --cleanup) CLEANUP_ONLY=1; shift ;;
+    --spark-3.5) LINE_PROFILE=(-Pspark-3.5) LINE_MODULE=job/dl4j-baselines LINE_TARGET=target/spark-3.5; shift ;;
     --secure|--rogue) parse_lab_security_option "$1"; shift ;;
     --) shift; JOB_ARGS+=("$@"); break ;;
     -*) die "unknown option $1 (see --help; the job's own options go after --)" ;;
@@ -216,16 +219,23 @@ done
 
 # --- the build's classpath (as run-local.sh builds it) -------------------------------------------------------
 ROOT="$(cd "$BITOPK_REPO" && pwd)"
-CP_FILE="$ROOT/job/target/classpath.txt"
+CP_FILE="$ROOT/$LINE_MODULE/$LINE_TARGET/classpath.txt"
 if [[ -n "${BITOPK_CLASSPATH:-}" ]]; then
   CP="$BITOPK_CLASSPATH"     # given whole (e.g. by a test's JVM): no build
-elif [[ ! -f "$CP_FILE" || -n "$(find "$ROOT/pom.xml" "$ROOT"/*/pom.xml "$ROOT"/*/src/main -newer "$CP_FILE" -type f 2>/dev/null | head -1)" ]]; then
+elif [[ ! -f "$CP_FILE" || -n "$(find "$ROOT/pom.xml" "$ROOT"/*/pom.xml "$ROOT"/*/src/main "$ROOT"/job/src/line \
+    "$ROOT"/job/*/pom.xml "$ROOT"/job/*/src/main -newer "$CP_FILE" -type f 2>/dev/null | head -1)" ]]; then
   echo "netlab.sh: building bitopk (mvn compile)..." >&2
-  (cd "$ROOT" && mvn -B -q -pl job -am compile dependency:build-classpath \
-      -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=compile) >&2 || die "the build failed" 1
+  (cd "$ROOT" && mvn -B -q "${LINE_PROFILE[@]}" -pl "$LINE_MODULE" -am compile dependency:build-classpath \
+      -Dmdep.outputFile="$LINE_TARGET/classpath.txt" -Dmdep.includeScope=compile) >&2 || die "the build failed" 1
   touch "$CP_FILE"   # the plugin leaves an unchanged file alone
 fi
-[[ -n "${BITOPK_CLASSPATH:-}" ]] || CP="$ROOT/job/target/classes:$(< "$CP_FILE")"
+if [[ -z "${BITOPK_CLASSPATH:-}" ]]; then
+  CP="$ROOT/job/$LINE_TARGET/classes:$(< "$CP_FILE")"
+  [[ "$LINE_MODULE" == job ]] || CP="$ROOT/$LINE_MODULE/$LINE_TARGET/classes:$CP"
+fi
+# Spark's launcher needs the Scala version when it finds no build directory: the class path's own (2.13 or 2.12).
+[[ "$CP" =~ scala-library-([0-9]+[.][0-9]+)[.] ]] || die "no scala-library jar on the class path; expected Spark's" 1
+SCALA_BINARY_VERSION="${BASH_REMATCH[1]}"
 SPARK_OPENS="$(sed -n 's:.*<spark.jvm.opens>\(.*\)</spark.jvm.opens>.*:\1:p' "$ROOT/pom.xml")"
 [[ -n "$SPARK_OPENS" ]] || die "$ROOT/pom.xml defines no spark.jvm.opens property; expected Spark's JVM options there" 1
 read -r -a OPENS <<< "$SPARK_OPENS"
@@ -364,14 +374,14 @@ in_host() {
   local i="$1" name="$2"
   shift 2
   ip netns exec "$(host_ns "$i")" timeout --kill-after=10 "$TIME_LIMIT" \
-    env -u SPARK_CONF_DIR SPARK_HOME="$SPARK_HOME_DIR" SPARK_SCALA_VERSION=2.12 \
+    env -u SPARK_CONF_DIR SPARK_HOME="$SPARK_HOME_DIR" SPARK_SCALA_VERSION="$SCALA_BINARY_VERSION" \
     SPARK_LOCAL_IP="$(host_address "$i")" OMP_NUM_THREADS=1 "$@" >> "$LAB_DIR/logs/$name.log" 2>&1 &
   LAST_PID=$!
   STARTED_PIDS+=("$LAST_PID")
 }
 
 # Master and Workers as the tests' StandaloneCluster starts them: Spark's Maven jars as the class path, an
-# empty SPARK_HOME/jars, SPARK_SCALA_VERSION=2.12, one address per JVM.
+# empty SPARK_HOME/jars, SPARK_SCALA_VERSION of the class path's Scala, one address per JVM.
 daemon_java() {
   printf '%s\n' "$JAVA" "-Xmx$DAEMON_HEAP" "${OPENS[@]}" "-Dlog4j2.configurationFile=file://$LOG_CONFIG" -cp "$CP"
 }

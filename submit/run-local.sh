@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
 # Runs bitopk straight from the build, without a Spark installation (spark-submit scripts: see local.sh):
-#   submit/run-local.sh [train flags...]     e.g. submit/run-local.sh --epochs 2 --mode unidirectional
+#   submit/run-local.sh [--spark-3.5] [train flags...]     e.g. submit/run-local.sh --epochs 2 --mode unidirectional
+# --spark-3.5 (first) runs the Spark 3.5 line (Scala 2.12, with DL4J's Spark masters) instead of the default Spark 4.
 # Compiles the modules and writes the job's classpath first when sources changed. Spark is a "provided"
 # dependency of the application jar, so this classpath includes it explicitly; --master defaults to local[*].
 # The job prints one line per failure (exit codes 1, 2, 130, 143: see job/docs/exit-codes.md); Spark's and DL4J's own
 # messages go to <output>/logs/driver-<time>.log, or to the console with --verbose.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-CLASSES="$ROOT/job/target/classes"
-CP_FILE="$ROOT/job/target/classpath.txt"
+PROFILE=() MODULE=job TARGET=target
+if [ "${1:-}" = --spark-3.5 ]; then
+  PROFILE=(-Pspark-3.5) MODULE=job/dl4j-baselines TARGET=target/spark-3.5
+  shift
+fi
+CLASSES="$ROOT/job/$TARGET/classes"
+[ "$MODULE" = job ] || CLASSES="$ROOT/$MODULE/$TARGET/classes:$CLASSES"
+CP_FILE="$ROOT/$MODULE/$TARGET/classpath.txt"
 
 stale() {
   [ ! -f "$CP_FILE" ] && return 0
-  [ -n "$(find "$ROOT/pom.xml" "$ROOT"/*/pom.xml "$ROOT"/*/src/main -newer "$CP_FILE" -type f 2>/dev/null | head -1)" ]
+  [ -n "$(find "$ROOT/pom.xml" "$ROOT"/*/pom.xml "$ROOT"/*/src/main "$ROOT"/job/src/line "$ROOT"/job/*/pom.xml \
+      "$ROOT"/job/*/src/main -newer "$CP_FILE" -type f 2>/dev/null | head -1)" ]
 }
 if stale; then
   echo "building bitopk (mvn compile)..." >&2
   # stdout carries only the job's output: Maven's lines (and the colour resets it writes even in batch mode) go
   # to stderr, colourless.
-  (cd "$ROOT" && mvn -B -q -Dstyle.color=never -pl job -am compile dependency:build-classpath \
-      -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=compile) >&2
+  (cd "$ROOT" && mvn -B -q -Dstyle.color=never "${PROFILE[@]}" -pl "$MODULE" -am compile dependency:build-classpath \
+      -Dmdep.outputFile="$TARGET/classpath.txt" -Dmdep.includeScope=compile) >&2
 fi
 
 # Spark's --add-opens list for JDK 17 (spark-launcher JavaModuleOptions); java -cp does not read it from a jar.

@@ -104,6 +104,7 @@ find_spark_submit
 [[ -n "$MASTER" ]] || die "no Master given: pass --master spark://HOST:PORT (or set SPARK_MASTER_URL)"
 [[ "$MASTER" == spark://* ]] || die "--master must look like spark://HOST:PORT, got '$MASTER'"
 [[ "$DEPLOY_MODE" == client || "$DEPLOY_MODE" == cluster ]] || die "--deploy-mode must be client or cluster, got '$DEPLOY_MODE'"
+read_spark_version
 find_app_jar "$JAR_OPTION"
 standalone_secret
 add_security_conf

@@ -56,6 +56,7 @@ parse_common "$@"
 find_spark_submit
 [[ "$DEPLOY_MODE" == client || "$DEPLOY_MODE" == cluster ]] || die "--deploy-mode must be client or cluster, got '$DEPLOY_MODE'"
 [[ -n "${HADOOP_CONF_DIR:-}${YARN_CONF_DIR:-}" ]] || die "neither HADOOP_CONF_DIR nor YARN_CONF_DIR is set: spark-submit cannot find the YARN ResourceManager"
+read_spark_version
 find_app_jar "$JAR_OPTION"
 add_security_conf
 SUBMIT_EXTRA+=(--master yarn --deploy-mode "$DEPLOY_MODE")

@@ -10,6 +10,7 @@ import org.apache.spark.serializer.JavaSerializer;
 import org.apache.spark.serializer.KryoSerializer;
 import org.apache.spark.serializer.Serializer;
 import org.apache.spark.serializer.SerializerInstance;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import scala.reflect.ClassTag;
@@ -20,6 +21,7 @@ import scala.reflect.ClassTag$;
  * job module, which brings Spark, since the datasets module knows nothing of it; in the datasets package for the
  * package-private factory that sets a black level.
  */
+@Tag("spark-api")
 class SparkSerializationTest {
   static Stream<Serializer> serializers() {
     SparkConf conf = new SparkConf().set("spark.kryo.registrationRequired", "false");

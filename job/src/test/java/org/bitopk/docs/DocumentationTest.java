@@ -35,8 +35,10 @@ import org.junit.jupiter.api.Test;
 class DocumentationTest {
 
   private static final Parser MARKDOWN = Parser.builder().build();
-  /** The line in .ci/run after which it runs the README's set-up commands, and nothing else. */
+  /** The line in .ci/run after which it runs the README's set-up commands, and nothing else up to {@link #CI_END}. */
   static final String CI_MARKER = "# The README's set-up commands:";
+  /** The line in .ci/run after the README's commands, where the other Spark line's tests begin. */
+  static final String CI_END = "# The other Spark line:";
 
   @Test
   void everyRelativeLinkInEveryMarkdownFileResolves() throws IOException {
@@ -120,11 +122,12 @@ class DocumentationTest {
     throw new AssertionError("README's 'Set up' section has no bash block");
   }
 
-  /** The commands of .ci/run after {@link #CI_MARKER}. */
+  /** The commands of .ci/run between {@link #CI_MARKER} and {@link #CI_END} (or the end). */
   static List<String> ciCommands(String script) {
     int marker = script.indexOf(CI_MARKER);
     assertTrue(marker >= 0, ".ci/run lacks the line '" + CI_MARKER + "'");
-    return commands(script.substring(marker + CI_MARKER.length()));
+    int end = script.indexOf(CI_END, marker);
+    return commands(script.substring(marker + CI_MARKER.length(), end < 0 ? script.length() : end));
   }
 
   private static List<String> commands(String shell) {
@@ -137,6 +140,8 @@ class DocumentationTest {
     String readme = "# x\n\n## Set up\n\ntext\n\n```bash\nmake all   # builds\n\n# note\nmake test\n```\n\n## Next\n";
     assertEquals(List.of("make all", "make test"), readmeSetUpCommands(readme));
     assertEquals(List.of("make all", "make test"), ciCommands("set -e\n" + CI_MARKER + "\nmake all\n# c\nmake test\n"));
+    assertEquals(List.of("make all", "make test"), ciCommands("set -e\n" + CI_MARKER + "\nmake all\nmake test\n"
+        + CI_END + "\nmake other\n"));
   }
 
   /** Why {@code destination}, written in {@code document}, does not resolve; null when it does. */

@@ -14,6 +14,7 @@ import java.util.Map;
 import org.bitopk.cli.Main;
 import org.bitopk.job.cluster.SharedCluster;
 import org.bitopk.job.cluster.StandaloneCluster;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its shards are recomputed from their broadcasts, its workers' tasks run on with a replica brought up to date
  * (window or snapshot), their lost residuals are counted, and the run finishes.
  */
+@Tag("spark-api")
 @ExtendWith(SharedCluster.class)
 class ClusterTrainingTest {
   private static final int ROUNDS = 200;

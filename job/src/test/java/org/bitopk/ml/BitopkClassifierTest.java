@@ -29,6 +29,7 @@ import org.bitopk.job.LocalSpark;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.util.ModelSerializer;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,6 +41,7 @@ import org.nd4j.linalg.factory.Nd4j;
  * the fitted and the unfitted pipeline. Predictions are checked against DL4J run by hand on the run's own
  * model.zip and recorded normalisation.
  */
+@Tag("spark-api")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BitopkClassifierTest {
   @org.junit.jupiter.api.extension.RegisterExtension

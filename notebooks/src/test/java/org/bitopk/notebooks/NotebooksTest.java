@@ -26,6 +26,7 @@ import org.bitopk.cli.Main;
 import org.bitopk.job.spark.SparkSetup;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every note in {@code notebooks/} runs, the way Zeppelin runs it, on the output of short runs, and a
  * note with a misspelt column fails.
  */
+@Tag("spark-api")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NotebooksTest {
 

@@ -19,16 +19,18 @@ import org.apache.spark.sql.SparkSession;
 import org.bitopk.ml.BitopkClassificationModel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The training note's Scala paragraphs run, in order, in the Scala 2.12 interpreter set up as Zeppelin's
- * Spark interpreter sets it up ({@link ZeppelinScala}), on a SparkContext with Spark's defaults plus the
+ * The training note's Scala paragraphs run, in order, in the line's Scala interpreter (2.13 or 2.12) set up as
+ * Zeppelin's Spark interpreter sets it up ({@link ZeppelinScala}), on a SparkContext with Spark's defaults plus the
  * interpreter properties the note's first paragraph asks for (not the job's own Spark setup), and the run
  * it trains is then charted by the run note.
  */
+@Tag("spark-api")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TrainingNoteTest {
   private SparkSession spark;

@@ -22,8 +22,8 @@ import scala.tools.nsc.interpreter.IMain;
 import scala.tools.nsc.interpreter.Results;
 
 /**
- * Runs {@code %spark} paragraphs the way Zeppelin 0.10's Spark interpreter does for Scala 2.12: one
- * {@link IMain} per note with class-based wrappers ({@code -Yrepl-class-based}) compiled into the directory
+ * Runs {@code %spark} paragraphs the way Zeppelin's Spark interpreter does, in the line's Scala (2.13 or 2.12,
+ * {@link ScalaInterpreter}): one {@link IMain} per note with class-based wrappers ({@code -Yrepl-class-based}) compiled into the directory
  * Spark serves to executors ({@code spark.repl.class.outputDir}); {@code spark}, {@code sc},
  * {@code sqlContext} and {@code z} bound; the same four imports; each paragraph interpreted whole, with
  * {@code print("")} appended when the REPL finds it incomplete; {@code Console.out} captured as the
@@ -42,8 +42,7 @@ final class ZeppelinScala implements AutoCloseable {
     List<String> args = List.of("-Yrepl-class-based", "-Yrepl-outdir", classDir.toString(), "-classpath",
         String.join(File.pathSeparator, testClassPath()));
     settings.processArguments(JavaConverters.asScalaBuffer(args).toList(), true);
-    intp = new IMain(settings, new PrintWriter(replOutput, true));
-    intp.initializeSynchronous();
+    intp = ScalaInterpreter.start(settings, new PrintWriter(replOutput, true));
     bind("spark", "org.apache.spark.sql.SparkSession", spark);
     bind("sc", "org.apache.spark.SparkContext", spark.sparkContext());
     bind("sqlContext", "org.apache.spark.sql.SQLContext", spark.sqlContext());

@@ -9,6 +9,7 @@ import org.apache.spark.rdd.PartitionCoalescer;
 import org.apache.spark.rdd.PartitionGroup;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.storage.StorageLevel;
+import org.bitopk.job.line.ScalaSerializable;
 import scala.collection.JavaConverters;
 import scala.reflect.ClassTag$;
 import scala.runtime.AbstractFunction1;
@@ -59,8 +60,8 @@ final class WorkerGroups {
     return rdd;
   }
 
-  /** Contiguous, equal-as-possible groups in partition order. Serializable: CoalescedRDD requires scala.Serializable. */
-  private static final class Contiguous implements PartitionCoalescer, scala.Serializable {
+  /** Contiguous, equal-as-possible groups in partition order. Serializable as CoalescedRDD's Scala check wants. */
+  private static final class Contiguous implements PartitionCoalescer, ScalaSerializable {
     private static final long serialVersionUID = 1L;
     /** Used on the driver only (Spark asks for the groups there), so left out of every round's task. */
     private final transient GroupPlacement placement;

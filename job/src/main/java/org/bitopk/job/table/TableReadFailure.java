@@ -52,12 +52,13 @@ public final class TableReadFailure {
       }
       deepest = t;
     }
-    if (!aboutTheData || CLUSTER_FAILURE.matcher(String.valueOf(failure.getMessage())).find()) {
+    boolean unreadableType = unknownLogicalType(failure) || refusedParquetType(failure);
+    if (!unreadableType && (!aboutTheData || CLUSTER_FAILURE.matcher(String.valueOf(failure.getMessage())).find())) {
       return Optional.empty();
     }
-    String reason = unknownLogicalType(failure) ? "a column has a Parquet logical type that Spark "
-        + org.apache.spark.package$.MODULE$.SPARK_VERSION() + "'s Parquet reader does not know, such as float16 "
-        + "(halffloat); write it as float32" : reason(deepest, file);
+    String reason = unreadableType ? "a column has a Parquet logical type that Spark "
+        + org.apache.spark.package$.MODULE$.SPARK_VERSION() + " cannot read, such as float16 (halffloat); write it "
+        + "as float32" : reason(deepest, file);
     if (file != null && !reason.contains(withoutScheme(file))) {
       reason = withoutScheme(file) + ": " + reason;
     }
@@ -75,7 +76,22 @@ public final class TableReadFailure {
     return message;
   }
 
-  /** parquet-mr 1.13 meets a logical type newer than itself (pyarrow writes float16 columns with one). */
+  /**
+   * Spark 4's schema converter refuses a Parquet type it has no Spark type for (its error class
+   * PARQUET_TYPE_ILLEGAL, e.g. "Illegal Parquet type: FIXED_LEN_BYTE_ARRAY (FLOAT16)"), on the driver.
+   */
+  private static boolean refusedParquetType(Throwable failure) {
+    for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+      if (String.valueOf(t.getMessage()).contains("PARQUET_TYPE_ILLEGAL")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Spark 3.5's parquet-mr 1.13 meets a logical type newer than itself (pyarrow writes float16 columns with one).
+   */
   private static boolean unknownLogicalType(Throwable failure) {
     for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
       if (t instanceof NullPointerException && java.util.Arrays.stream(t.getStackTrace()).anyMatch(frame ->

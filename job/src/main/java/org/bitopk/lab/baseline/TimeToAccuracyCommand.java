@@ -2,7 +2,6 @@ package org.bitopk.lab.baseline;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -32,18 +31,20 @@ import picocli.CommandLine;
  * rate, one system after another on one SparkContext — bitopk in its modes, DL4J's ParameterAveragingTrainingMaster
  * at several averaging frequencies, DL4J's SharedTrainingMaster, a single-JVM DL4J fit — evaluating each every few
  * dozen rounds, and writes when each reached the target accuracy, with how many bytes, and what each had after
- * the same training time. Each system is measured after an untimed warm-up of its own ({@link WarmedUpSystem}), so
+ * the same training time. The systems are those of the build's {@link SystemFamily} list: DL4J's Spark masters
+ * only on the Spark 3.5 build (job/dl4j-baselines). Each system is measured after an untimed warm-up of its own ({@link WarmedUpSystem}), so
  * its place in the order does not count.
  */
 @Command(name = "time-to-accuracy", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
         "Time and bytes to a test accuracy: bitopk's modes against DL4J's ParameterAveragingTrainingMaster",
         "(patm-F: averaging every F minibatches), SharedTrainingMaster (shared) and a single-JVM fit, same MLP",
-        "(--model mlp), data, workers, batch, lr and initial parameters. Writes OUT/time-to-accuracy.csv,",
+        "(--model mlp), data, workers, batch, lr and initial parameters (patm-F and shared: Spark 3.5 build only).",
+        "Writes OUT/time-to-accuracy.csv,",
         "OUT/trace-<system>.csv, OUT/time-to-accuracy.png, OUT/environment.json, bitopk's run directories, _SUCCESS."})
 public final class TimeToAccuracyCommand implements Callable<Integer> {
-  static final List<String> DEFAULT_SYSTEMS = List.of("bitopk-bidirectional", "bitopk-unidirectional",
-      "bitopk-dense", "patm-1", "patm-5", "patm-20", "single-jvm", "shared");
+  /** Every system of the job's own and, on the Spark 3.5 build, DL4J's Spark masters. */
+  static final List<String> DEFAULT_SYSTEMS = SystemFamilies.installed().defaultSystems();
   static final String SUCCESS = "_SUCCESS";
 
   @Spec
@@ -58,7 +59,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
 
   @Option(names = "--systems", paramLabel = "LIST", split = ",", description = "Systems to compare, in this "
       + "order: bitopk-bidirectional, bitopk-unidirectional, bitopk-dense, bitopk-dense-fp16, bitopk-sidco, "
-      + "bitopk-dgc, patm-F (F >= 1), shared, single-jvm; the sparse bitopk systems with -rho-RHO run with "
+      + "bitopk-dgc, patm-F (F >= 1) and shared (Spark 3.5 build only), single-jvm; the sparse bitopk systems with -rho-RHO run with "
       + "density RHO instead of --density; a bitopk system's name may end in -values-FORMAT (fp16, bf16, int8) for "
       + "the format of the values it sends, up and, bidirectional, down (default: ${DEFAULT-VALUE}).")
   List<String> systems = new ArrayList<>(DEFAULT_SYSTEMS);
@@ -479,87 +480,14 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     return choice.build();
   }
 
-  /** The Spark configuration of a comparison of {@code systems}: ND4J's Kryo, and Aeron's settings for shared. */
+  /** The Spark configuration of a comparison of {@code systems}: what each family of this build needs. */
   static SparkConf sparkConf(SparkConf conf, List<ComparedSystem> systems) {
-    withNd4jKryo(conf);
-    return systems.stream().anyMatch(s -> s instanceof SharedTraining) ? SharedTraining.forExecutors(conf) : conf;
+    return SystemFamilies.installed().configure(conf, systems);
   }
 
-  /** DL4J's Spark masters ship DataSets (INDArrays) through Kryo: ND4J's registrator next to the job's. */
-  static SparkConf withNd4jKryo(SparkConf conf) {
-    String registrators = conf.get("spark.kryo.registrator", "");
-    if (!registrators.contains("org.nd4j.kryo.Nd4jRegistrator")) {
-      conf.set("spark.kryo.registrator", (registrators.isBlank() ? "" : registrators + ",")
-          + "org.nd4j.kryo.Nd4jRegistrator");
-    }
-    return conf;
-  }
-
-  /** The systems a {@code --systems} list names, each once, in its order. */
+  /** The systems a {@code --systems} list names, each once, in its order, from the families this build has. */
   static List<ComparedSystem> parseSystems(List<String> names) {
-    if (names == null || names.isEmpty()) {
-      throw new IllegalArgumentException("--systems: expected at least one system");
-    }
-    Set<String> seen = new LinkedHashSet<>();
-    List<ComparedSystem> chosen = new ArrayList<>();
-    for (String raw : names) {
-      String name = raw.trim().toLowerCase(Locale.ROOT);
-      ComparedSystem system = parseSystem(name);
-      // by the parsed name, so that -rho-0.001 and -rho-0.0010 are the same system (and run directory)
-      if (!seen.add(system.name())) {
-        throw new IllegalArgumentException("--systems: '" + name + "' is listed twice");
-      }
-      chosen.add(system);
-    }
-    return chosen;
-  }
-
-  private static ComparedSystem parseSystem(String name) {
-    int valuesAt = name.lastIndexOf(BitopkSystem.VALUES_INFIX);
-    String rest = valuesAt >= 0 ? name.substring(0, valuesAt) : name;
-    java.util.Optional<BitopkVariant> variant = BitopkVariant.prefixOf(rest);
-    if (variant.isPresent()) {
-      ValueFormat values = ValueFormat.FP32;
-      if (valuesAt >= 0) {
-        try {
-          values = ValueFormat.parse(name.substring(valuesAt + BitopkSystem.VALUES_INFIX.length()));
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
-        }
-      }
-      String base = variant.get().systemName();
-      if (rest.equals(base)) {
-        try {
-          return new BitopkSystem(variant.get(), null, values);
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
-        }
-      }
-      if (rest.startsWith(base + BitopkSystem.DENSITY_INFIX)) {
-        String rho = rest.substring(base.length() + BitopkSystem.DENSITY_INFIX.length());
-        try {
-          return new BitopkSystem(variant.get(), new BigDecimal(rho), values);
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException("--systems: '" + name + "': expected a density after '"
-              + BitopkSystem.DENSITY_INFIX + "', got '" + rho + "'");
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
-        }
-      }
-    } else if (name.startsWith(ParameterAveraging.PREFIX)) {
-      String f = name.substring(ParameterAveraging.PREFIX.length());
-      if (f.matches("[1-9][0-9]{0,5}")) {
-        return new ParameterAveraging(Integer.parseInt(f));
-      }
-    } else if (name.equals(SingleJvmFit.NAME)) {
-      return new SingleJvmFit();
-    } else if (name.equals(SharedTraining.NAME)) {
-      return new SharedTraining();
-    }
-    throw new IllegalArgumentException("--systems: unknown system '" + name + "'; expected "
-        + String.join(", ", BitopkVariant.names()) + " (the sparse ones with -rho-RHO for a density of their own; "
-        + "any but bitopk-dense then with -values-FORMAT for fp16, bf16 or int8 values), patm-F (F an averaging "
-        + "frequency >= 1), shared or single-jvm");
+    return SystemFamilies.installed().parse(names);
   }
 
   private String describe(SystemResult r, double target) {

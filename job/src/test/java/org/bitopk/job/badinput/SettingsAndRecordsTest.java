@@ -56,7 +56,9 @@ class SettingsAndRecordsTest {
     assertNotNull(expected, "surefire passes the POM's version");
     Cli.Outcome o = Cli.run(sc, args.split(" ")).succeeds();
     assertEquals("bitopk " + expected, o.out().lines().findFirst().orElse(""), o.out());
-    assertTrue(o.out().contains("Spark 3.5") && o.out().contains("Java " + Runtime.version().feature()), o.out());
+    String spark = "Spark " + System.getProperty("bitopk.expected.spark") + " (Scala "
+        + System.getProperty("bitopk.expected.scala") + ")";
+    assertTrue(o.out().contains(spark) && o.out().contains("Java " + Runtime.version().feature()), o.out());
     assertEquals("", o.err());
   }
 

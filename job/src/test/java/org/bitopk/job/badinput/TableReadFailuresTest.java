@@ -25,6 +25,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.bitopk.job.ExitCode;
 import org.bitopk.job.LocalSpark;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Exception thrown in awaitResult" wraps, exit code 2, and the output directory not created, because a table is
  * read and checked before the output directory is claimed.
  */
+@Tag("spark-api")
 class TableReadFailuresTest {
   private static final Duration TIMEOUT = Duration.ofMinutes(2);
 
@@ -84,8 +86,8 @@ class TableReadFailuresTest {
             + emptyParquet + ": ", emptyParquet.resolve("part-0.parquet") + " is not a Parquet file (length is too "
             + "low: 0)")),
         Arguments.of("float16 Parquet column", "parquet:" + float16, List.of("--data: cannot read parquet " + float16,
-            float16 + ": a column has a Parquet logical type that Spark 3.5.7's Parquet reader does not know, "
-                + "such as float16 (halffloat); write it as float32")),
+            float16 + ": a column has a Parquet logical type that Spark " + org.apache.spark.package$.MODULE$
+                .SPARK_VERSION() + " cannot read, such as float16 (halffloat); write it as float32")),
         Arguments.of("stale .crc", "csv:" + staleCrc, List.of("--data: cannot read csv " + staleCrc + ": ",
             "Checksum error: ", staleCrc.toString(), "Hadoop's checksum file .train.csv.crc beside it does not "
                 + "match the file")),

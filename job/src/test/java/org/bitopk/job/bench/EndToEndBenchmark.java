@@ -30,13 +30,6 @@ import org.bitopk.job.problem.network.ModelArchitecture;
 import org.bitopk.job.run.RunPlans;
 import org.bitopk.job.spark.BitopkKryoRegistrator;
 import org.bitopk.job.spark.SparkSetup;
-import org.deeplearning4j.spark.api.RDDTrainingApproach;
-import org.deeplearning4j.spark.api.Repartition;
-import org.deeplearning4j.spark.impl.multilayer.SparkDl4jMultiLayer;
-import org.deeplearning4j.spark.impl.paramavg.ParameterAveragingTrainingMaster;
-import org.nd4j.linalg.dataset.DataSet;
-import org.nd4j.linalg.factory.Nd4j;
-import org.nd4j.linalg.learning.config.Sgd;
 import scala.reflect.ClassTag$;
 import scala.runtime.AbstractFunction2;
 
@@ -49,21 +42,30 @@ import scala.runtime.AbstractFunction2;
  * the driver's CPU per job for both, the compute floor (the very same worker steps — replica update with a sparse
  * update of the downlink's size, gradient, error feedback, TopK, encode — for all P workers in a plain loop on as
  * many threads as task slots, no Spark), the job's per-iteration split (medians after a warm-up), and optionally
- * DL4J's ParameterAveragingTrainingMaster (-Dbitopk.dl4j=true). Run with job/bench/e2e.sh.
+ * DL4J's ParameterAveragingTrainingMaster (-Dbitopk.dl4j=true, Spark 3.5 build only). Run with job/bench/e2e.sh.
  */
 public final class EndToEndBenchmark {
   private static final int BATCH = Integer.getInteger("bitopk.batch", 10);
   private static final double DENSITY = Double.parseDouble(System.getProperty("bitopk.density", "0.001"));
   private static final int TASKS = Integer.getInteger("bitopk.tasks", 0);
   /** --update-window = --snapshot-every for the runs: -Dbitopk.window=N (default: the job's default). */
+  /** DL4J's parameter averaging, measured in job/dl4j-baselines (the Spark 3.5 build). */
+  private static final String DL4J_RATE = "org.bitopk.job.bench.Dl4jAveragingRate";
   private static final int WINDOW = Integer.getInteger("bitopk.window", TrainingConfig.builder().build().updateWindow());
 
   public static void main(String[] args) {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
     int[] workerCounts = args.length > 1 ? Arrays.stream(args[1].split(",")).mapToInt(Integer::parseInt).toArray()
         : new int[] {4, 20, 50, 100};
-    SparkConf conf = SparkSetup.conf("local[2]")
-        .set("spark.kryo.registrator", BitopkKryoRegistrator.class.getName() + ",org.nd4j.kryo.Nd4jRegistrator");
+    boolean dl4jToo = Boolean.getBoolean("bitopk.dl4j");
+    if (dl4jToo && EndToEndBenchmark.class.getClassLoader().getResource(DL4J_RATE.replace('.', '/') + ".class")
+        == null) {
+      System.err.println("bitopk: -Dbitopk.dl4j=true needs DL4J's Spark module, in the Spark 3.5 build only; run "
+          + "job/bench/e2e.sh --spark-3.5");
+      System.exit(2);
+    }
+    SparkConf conf = SparkSetup.conf("local[2]").set("spark.kryo.registrator", BitopkKryoRegistrator.class.getName()
+        + (dl4jToo ? ",org.nd4j.kryo.Nd4jRegistrator" : ""));
     JavaSparkContext sc = SparkSetup.start(conf);
     TrainTest data = Datasets.load("fashion-mnist", null, sc.hadoopConfiguration());
     List<String> rows = new ArrayList<>();
@@ -99,7 +101,7 @@ public final class EndToEndBenchmark {
         double broadcast = median(its, IterationRecord::timeBroadcastMs);
         // Spark's share: job wall time minus the tasks' own work scheduled on the slots, plus the broadcast.
         double sparkOverhead = median(its, x -> Math.max(0, x.timeJobMs() - x.timeTaskPathMs()) + x.timeBroadcastMs());
-        double dl4j = Boolean.getBoolean("bitopk.dl4j")
+        double dl4j = dl4jToo
             ? dl4jParameterAveraging(sc, data.train(), workers, Math.max(20, rounds / 4)) : Double.NaN;
         int perEpoch = problem.iterationsPerEpoch();
         rows.add(String.format(Locale.ROOT,
@@ -178,32 +180,17 @@ public final class EndToEndBenchmark {
     }
   }
 
-  /** DL4J's parameter averaging after every minibatch of 32 per worker: averaging rounds per second. */
+  /**
+   * DL4J's parameter averaging after every minibatch: averaging rounds per second, measured by
+   * Dl4jAveragingRate (job/dl4j-baselines' tests: DL4J's Spark module is on the Spark 3.5 line only).
+   */
   static double dl4jParameterAveraging(JavaSparkContext sc, LabeledImages train, int workers, int rounds) {
-    List<DataSet> batches = new ArrayList<>();
-    int length = train.featureLength();
-    for (int b = 0; b < workers * rounds; b++) {
-      float[] features = new float[BATCH * length];
-      float[] labels = new float[BATCH * 10];
-      for (int i = 0; i < BATCH; i++) {
-        int example = (b * BATCH + i) % train.count();
-        System.arraycopy(train.features(), example * length, features, i * length, length);
-        labels[i * 10 + train.labels()[example]] = 1f;
-      }
-      batches.add(new DataSet(Nd4j.createFromArray(features).reshape(BATCH, length),
-          Nd4j.createFromArray(labels).reshape(BATCH, 10)));
+    try {
+      return (double) Class.forName(DL4J_RATE).getMethod("roundsPerSecond", JavaSparkContext.class,
+          LabeledImages.class, int.class, int.class, int.class).invoke(null, sc, train, workers, rounds, BATCH);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot measure DL4J's parameter averaging", e);
     }
-    JavaRDD<DataSet> rdd = sc.parallelize(batches, workers);
-    ParameterAveragingTrainingMaster master = new ParameterAveragingTrainingMaster.Builder(workers, BATCH)
-        .batchSizePerWorker(BATCH).averagingFrequency(1).workerPrefetchNumBatches(0)
-        .repartionData(Repartition.Never).rddTrainingApproach(RDDTrainingApproach.Direct).rngSeed(42).build();
-    SparkDl4jMultiLayer network = new SparkDl4jMultiLayer(sc, ModelArchitecture.MLP.build(42, 1, 28, 28, 10,
-        new Sgd(0.1)), master);
-    network.fit(rdd.sample(false, 0.1, 1)); // warm-up
-    long start = System.nanoTime();
-    network.fit(rdd);
-    double seconds = (System.nanoTime() - start) / 1e9;
-    return rounds / seconds;
   }
 
   private static double median(List<IterationRecord> records, ToDoubleFunction<IterationRecord> field) {

@@ -30,6 +30,7 @@ import org.bitopk.job.engine.IterationRecord;
 import org.bitopk.job.engine.RunListener;
 import org.bitopk.job.output.KilledWrites;
 import org.bitopk.job.run.TrainingRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,6 +44,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * counterexample (K = 1 up and down) makes every residual matter: losing or misplacing one would show.
  * The real thing, a driver JVM killed on a standalone cluster, is in ClusterFaultsTest.
  */
+@Tag("spark-api")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ResumeTest {
   static final ObjectMapper JSON = new ObjectMapper();

@@ -9,6 +9,7 @@ import org.deeplearning4j.util.ModelSerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * mid-run then resumed. All runs share one configuration, so the undisturbed run is the reference. The cluster
  * authenticates and encrypts; during the undisturbed run, no process's command line holds its secret.
  */
+@Tag("spark-api")
 @ExtendWith(SharedCluster.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterFaultsTest {

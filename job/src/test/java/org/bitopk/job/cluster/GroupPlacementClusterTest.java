@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the executors: the only RDD blocks ever stored are the 4 groups', two on each executor (no executor caches a
  * worker's shard by itself, so none fetches another's), and every round runs two tasks on each executor.
  */
+@Tag("spark-api")
 @ExtendWith(SharedCluster.class)
 class GroupPlacementClusterTest {
   private static final int ROUNDS = 6;

@@ -346,7 +346,8 @@ public final class StandaloneCluster implements AutoCloseable {
 
   private void environment(Map<String, String> env) {
     env.put("SPARK_HOME", sparkHome.toString());
-    env.put("SPARK_SCALA_VERSION", "2.12");   // executors die with "Cannot find any build directories" without it
+    // executors die with "Cannot find any build directories" without it: the Scala of this line (2.13 or 2.12)
+    env.put("SPARK_SCALA_VERSION", scala.util.Properties.versionNumberString().replaceAll("^(\\d+\\.\\d+).*", "$1"));
     env.put("SPARK_LOCAL_IP", LOOPBACK);
     env.put("OMP_NUM_THREADS", "1");
     env.remove("SPARK_CONF_DIR");

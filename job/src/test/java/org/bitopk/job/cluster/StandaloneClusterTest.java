@@ -1,5 +1,6 @@
 package org.bitopk.job.cluster;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The harness itself: tasks run in separate executor JVMs, and a killed executor is replaced. And what
  * spark-submit's own JVM prints before the job runs.
  */
+@Tag("spark-api")
 @ExtendWith(SharedCluster.class)
 class StandaloneClusterTest {
 

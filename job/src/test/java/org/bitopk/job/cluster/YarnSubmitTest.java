@@ -21,6 +21,7 @@ import org.bitopk.job.SparkTestContext;
 import org.bitopk.job.checkpoint.MetricLines;
 import org.bitopk.job.spark.SparkSetup;
 import org.deeplearning4j.util.ModelSerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * driver inside the ApplicationMaster container, two executor containers), YARN reports the application
  * SUCCEEDED, and the run's metrics and model equal, bit for bit, the same run on local[2].
  */
+@Tag("spark-api")
 class YarnSubmitTest {
   static final Path SUBMIT = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().getParent()
       .resolve("submit");

@@ -108,7 +108,7 @@ class GroupedShardsTest {
 
   /** The groups hold their workers' shards, value for value, and they alone are cached. */
   @Test
-  void onlyTheGroupsAreCachedEachWithItsOwnWorkersShards() {
+  void onlyTheGroupsAreCachedEachWithItsOwnWorkersShards() throws java.util.concurrent.TimeoutException {
     JavaSparkContext sc = SPARK.context();
     List<WorkerShard> expected;
     try (ImageProblem problem = driverShards()) {
@@ -119,6 +119,8 @@ class GroupedShardsTest {
         JavaRDD<WorkerShard> groups = WorkerGroups.group(problem.shards(), tasks,
             GroupPlacement.ofRegisteredExecutors(sc.sc()));
         try {
+          // Spark's storage info comes from its listener bus, which hears of cached blocks asynchronously
+          sc.sc().listenerBus().waitUntilEmpty();
           List<Integer> cached = new ArrayList<>();
           for (RDDInfo info : sc.sc().getRDDStorageInfo()) {
             cached.add(info.id());

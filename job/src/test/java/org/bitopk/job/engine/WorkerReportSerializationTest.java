@@ -12,6 +12,7 @@ import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.spark.BitopkKryoRegistrator;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
@@ -21,6 +22,7 @@ import scala.reflect.ClassTag$;
  * every field of the immutable report (final fields, no no-argument constructor) arrives as the builder set it.
  * Registration is required here, so a field of a class the registrator does not know fails the test.
  */
+@Tag("spark-api")
 class WorkerReportSerializationTest {
   private static SerializerInstance kryo() {
     SparkConf conf = new SparkConf().set("spark.kryo.registrationRequired", "true")

@@ -5,16 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.spark.SparkConf;
 import org.apache.spark.internal.config.Network$;
 import org.apache.spark.internal.config.package$;
-import org.apache.spark.network.netty.SparkTransportConf;
+import org.apache.spark.network.util.MapConfigProvider;
+import org.apache.spark.network.util.TransportConf;
 import org.bitopk.job.BadInputException;
 import org.bitopk.job.engine.AggregationThreads;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import scala.Option;
+import scala.Tuple2;
 
 /**
  * How long a silent executor goes on stalling the rounds: on a cluster the driver declares it lost after 60 s,
@@ -25,6 +30,7 @@ import scala.Option;
  * arrives unchanged; a local master is left as Spark has it, and so is any timeout the user gave; a count of the
  * driver's aggregation threads that is not one is bad input before Spark starts.
  */
+@Tag("spark-api")
 class SparkSetupTest {
   private static Option<Object> heartbeatTimeoutMs(SparkConf conf) {
     return conf.get(package$.MODULE$.STORAGE_BLOCKMANAGER_HEARTBEAT_TIMEOUT());
@@ -42,9 +48,16 @@ class SparkSetupTest {
     assertEquals(60_000L, SparkSetup.conf("yarn").getTimeAsMs("spark.storage.blockManagerHeartbeatTimeoutMs"));
   }
 
-  /** How long Spark's block transfers wait on a silent peer, as its block transfer service reads it. */
+  /**
+   * How long Spark's block transfers wait on a silent peer, as its block transfer service reads it (from the
+   * SparkConf's settings; SparkTransportConf.fromSparkConf, which adds thread counts and TLS, differs by line).
+   */
   private static int blockFetchTimeoutMs(SparkConf conf) {
-    return SparkTransportConf.fromSparkConf(conf, "shuffle", 1, Option.empty()).connectionTimeoutMs();
+    Map<String, String> settings = new HashMap<>();
+    for (Tuple2<String, String> setting : conf.getAll()) {
+      settings.put(setting._1(), setting._2());
+    }
+    return new TransportConf("shuffle", new MapConfigProvider(settings)).connectionTimeoutMs();
   }
 
   @Test

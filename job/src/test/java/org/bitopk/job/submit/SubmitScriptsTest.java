@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.spark.launcher.JavaModuleOptions;
+import org.bitopk.job.spark.BitopkKryoRegistrator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -108,7 +108,7 @@ class SubmitScriptsTest {
     defaults.load(new StringReader(Files.readString(SUBMIT.resolve("spark-defaults.conf"))));
     assertEquals("org.apache.spark.serializer.KryoSerializer", defaults.getProperty("spark.serializer"));
     String registrators = defaults.getProperty("spark.kryo.registrator");
-    assertTrue(registrators.contains("org.nd4j.kryo.Nd4jRegistrator"), registrators);
+    assertTrue(registrators.contains(BitopkKryoRegistrator.class.getName()), registrators);
     for (String name : registrators.split(",")) {
       Class<?> registrator = Class.forName(name.trim());
       assertTrue(org.apache.spark.serializer.KryoRegistrator.class.isAssignableFrom(registrator), name);
@@ -116,7 +116,7 @@ class SubmitScriptsTest {
     assertEquals("1", defaults.getProperty("spark.executorEnv.OMP_NUM_THREADS"));
     for (String side : List.of("driver", "executor")) {
       List<String> options = Arrays.asList(defaults.getProperty("spark." + side + ".extraJavaOptions").split("\\s+"));
-      for (String required : JavaModuleOptions.defaultModuleOptions().split("\\s+")) {
+      for (String required : SparkOpensTest.sparksOwnList()) {
         assertTrue(options.contains(required), side + " options lack " + required);
       }
       long maxBytes = bytes(option(options, "-Dorg.bytedeco.javacpp.maxbytes="));
@@ -260,10 +260,28 @@ class SubmitScriptsTest {
   }
 
   static Path fakeSparkSubmitIn(Path bin, Path tmp) throws IOException {
+    return fakeSparkSubmitIn(bin, tmp, SPARK_VERSION, SCALA_VERSION);
+  }
+
+  /** This test's Spark and Scala, which the fake spark-submit reports by default. */
+  static final String SPARK_VERSION = org.apache.spark.package$.MODULE$.SPARK_VERSION();
+  static final String SCALA_VERSION = scala.util.Properties.versionNumberString();
+
+  /**
+   * A spark-submit of Spark {@code spark} with Scala {@code scala}: {@code --version} prints Spark's banner (on
+   * stderr, as Spark does), anything else is recorded in tmp/argv.
+   */
+  static Path fakeSparkSubmitIn(Path bin, Path tmp, String spark, String scala) throws IOException {
     Files.createDirectories(bin);
     Path fake = bin.resolve("spark-submit");
     // The properties file is removed once spark-submit ends: copied, with its and its directory's modes.
-    Files.writeString(fake, "#!/bin/bash\nprintf '%s\\0' \"$@\" > '" + tmp.resolve("argv") + "'\n"
+    Files.writeString(fake, "#!/bin/bash\n"
+        + "if [[ \"$1\" == --version ]]; then\n"
+        + "  printf '%s\\n' 'Welcome to' '   /___/ .__/\\_,_/_/ /_/\\_\\   version " + spark + "' '      /_/' ''"
+        + " 'Using Scala version " + scala + ", OpenJDK 64-Bit Server VM, 17.0.15' 'Branch HEAD' >&2\n"
+        + "  exit 0\n"
+        + "fi\n"
+        + "printf '%s\\0' \"$@\" > '" + tmp.resolve("argv") + "'\n"
         + "for ((i = 1; i < $#; i++)); do\n"
         + "  [[ \"${!i}\" == --properties-file ]] || continue\n"
         + "  j=$((i + 1)); cp -- \"${!j}\" '" + tmp.resolve(PROPERTIES) + "'\n"

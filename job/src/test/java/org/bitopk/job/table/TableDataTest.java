@@ -28,6 +28,7 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,6 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Tables become the same shards as files: the reference is {@link ShardSplitter} applied on the driver to
  * {@link LabeledImages} normalised by {@link Normalization}'s tables, the way the IDX reader does it.
  */
+@Tag("spark-api")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TableDataTest {
   private static final int N = 230;

@@ -33,6 +33,7 @@ import org.bitopk.job.problem.network.ModelArchitecture;
 import org.bitopk.job.problem.network.TableProblem;
 import org.deeplearning4j.util.ModelSerializer;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,6 +46,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * files, as Parquet (an array column) and as a Kaggle-style CSV ({@code label,1x1,...,28x28}); for the same
  * split and seed the table runs reproduce the IDX runs bit for bit (every metric line, the final model).
  */
+@Tag("spark-api")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TableTrainingTest {
   @org.junit.jupiter.api.extension.RegisterExtension

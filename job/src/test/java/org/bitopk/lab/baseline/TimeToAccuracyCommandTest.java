@@ -28,19 +28,19 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A miniature of {@code time-to-accuracy} (synthetic 28×28 data, 2 workers, one short epoch) checked against
  * its own trace files and the formulas written out here: the table's columns, time and bytes to the target
- * recomputed from the traces, ParameterAveragingTrainingMaster's bytes from its averagings, bitopk's from its
- * metrics, empty cells for a target not reached; bad flags are one line and exit code 2.
+ * recomputed from the traces, bitopk's bytes from its metrics, empty cells for a target not reached; bad flags are
+ * one line and exit code 2, and so is a DL4J Spark master on a build without them (job/dl4j-baselines has its
+ * own miniature, Dl4jMastersComparisonTest).
  */
 public class TimeToAccuracyCommandTest {
   @RegisterExtension
-  static final LocalSpark SPARK = new LocalSpark(TimeToAccuracyCommand::withNd4jKryo);
+  static final LocalSpark SPARK = new LocalSpark();
 
   /** The Fashion-MNIST MLP 784-256-128-64-10 (README, ModelArchitecture): weights and biases. */
-  private static final long D = 784L * 256 + 256 + 256L * 128 + 128 + 128L * 64 + 64 + 64L * 10 + 10;
-  private static final int WORKERS = 2;
-  private static final int FREQUENCY = 2;
-  private static final int EVAL_EVERY = 3;
-  private static final double TARGET = 0.5;
+  static final long D = 784L * 256 + 256 + 256L * 128 + 128 + 128L * 64 + 64 + 64L * 10 + 10;
+  static final int WORKERS = 2;
+  static final int EVAL_EVERY = 3;
+  static final double TARGET = 0.5;
 
   @TempDir
   static Path tmp;
@@ -55,7 +55,7 @@ public class TimeToAccuracyCommandTest {
     StringWriter e = new StringWriter();
     exitCode = Main.execute(new String[] {"time-to-accuracy", "--out", out.toString(),
         "--dataset", "synthetic:n=640,test=200,noise=3",
-        "--systems", "bitopk-bidirectional,patm-" + FREQUENCY + ",single-jvm",
+        "--systems", "bitopk-bidirectional,bitopk-dense,single-jvm",
         "--workers", "" + WORKERS, "--batch-size", "16", "--eval-every", "" + EVAL_EVERY, "--epochs", "1",
         "--target", "" + TARGET, "--lr", "0.05", "--max-seconds", "120"},
         SPARK.context(), new PrintWriter(o, true), new PrintWriter(e, true));
@@ -119,7 +119,7 @@ public class TimeToAccuracyCommandTest {
     assertEquals("system,details,target_accuracy,seconds_to_target,bytes_to_target,final_accuracy,"
         + "accuracy_at_equal_time,equal_time_seconds,wall_seconds,bytes_total",
         Files.readAllLines(out.resolve("time-to-accuracy.csv")).get(0));
-    assertEquals(List.of("bitopk-bidirectional", "patm-" + FREQUENCY, "single-jvm"),
+    assertEquals(List.of("bitopk-bidirectional", "bitopk-dense", "single-jvm"),
         table(out.resolve("time-to-accuracy.csv")).stream().map(r -> r.get("system")).toList());
     for (String f : List.of("time-to-accuracy.png", "environment.json", "trace-single-jvm.csv",
         "bitopk-bidirectional/metrics/iterations.jsonl")) {
@@ -139,7 +139,7 @@ public class TimeToAccuracyCommandTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"bitopk-bidirectional", "patm-" + FREQUENCY, "single-jvm"})
+  @ValueSource(strings = {"bitopk-bidirectional", "bitopk-dense", "single-jvm"})
   void timeAndBytesToTargetAreTheFirstEvaluationAtOrAboveTheTarget(String system) throws IOException {
     List<Map<String, String>> trace = table(out.resolve("trace-" + system + ".csv"));
     Map<String, String> row = row(system);
@@ -156,11 +156,10 @@ public class TimeToAccuracyCommandTest {
     assertEquals(Double.parseDouble(last.get("seconds")), Double.parseDouble(row.get("wall_seconds")), 1e-9);
     assertEquals(last.get("accuracy"), row.get("final_accuracy"));
     assertEquals(last.get("bytes"), row.get("bytes_total"));
-    // the trace starts at the initial model and is evaluated every EVAL_EVERY rounds (patm: whole averagings)
+    // the trace starts at the initial model and is evaluated every EVAL_EVERY rounds
     assertEquals("0", trace.get(0).get("rounds"));
     assertEquals(0.0, Double.parseDouble(trace.get(0).get("seconds")));
-    int step = system.startsWith("patm") ? (EVAL_EVERY + FREQUENCY - 1) / FREQUENCY * FREQUENCY : EVAL_EVERY;
-    assertEquals(step, Long.parseLong(trace.get(1).get("rounds")));
+    assertEquals(EVAL_EVERY, Long.parseLong(trace.get(1).get("rounds")));
     // accuracy after equal time: the last evaluation at or before the shortest wall time
     double equal = Double.parseDouble(row.get("equal_time_seconds"));
     Map<String, String> atEqual = null;
@@ -170,17 +169,6 @@ public class TimeToAccuracyCommandTest {
       }
     }
     assertEquals(atEqual.get("accuracy"), row.get("accuracy_at_equal_time"));
-  }
-
-  @Test
-  void parameterAveragingBytesAreTwoDenseCopiesPerWorkerAndAveraging() throws IOException {
-    List<Map<String, String>> trace = table(out.resolve("trace-patm-" + FREQUENCY + ".csv"));
-    assertTrue(trace.size() > 2, trace.toString());
-    for (Map<String, String> p : trace) {
-      long averagings = Long.parseLong(p.get("rounds")) / FREQUENCY;   // SGD: no updater state to average
-      assertEquals(averagings * 4 * D * WORKERS * 2, Long.parseLong(p.get("bytes")), p.toString());
-    }
-    assertTrue(row("patm-" + FREQUENCY).get("details").contains("d " + D + " + updater state 0"));
   }
 
   @Test
@@ -362,7 +350,7 @@ public class TimeToAccuracyCommandTest {
     StringWriter o = new StringWriter();
     StringWriter e = new StringWriter();
     int code = Main.execute(new String[] {"time-to-accuracy", "--out", dir.toString(),
-        "--dataset", "synthetic:n=640,test=200,noise=3", "--systems", "bitopk-bidirectional,patm-" + FREQUENCY,
+        "--dataset", "synthetic:n=640,test=200,noise=3", "--systems", "bitopk-bidirectional,single-jvm",
         "--workers", "" + WORKERS, "--batch-size", "16", "--eval-every", "" + EVAL_EVERY, "--epochs", "2",
         "--target", "" + TARGET, "--lr", "0.05", "--max-seconds", "120", "--stop-at-target",
         "--warm-up-rounds", "4"},
@@ -384,7 +372,7 @@ public class TimeToAccuracyCommandTest {
     assertTrue(lastWarmUp < firstMeasured, "every system warms up before the first is measured:\n" + console);
     assertFalse(console.contains("warming up ("), "no warm-up in seconds besides the rounds:\n" + console);
     assertFalse(Files.exists(dir.resolve(WarmedUpSystem.SCRATCH)));
-    for (String system : List.of("bitopk-bidirectional", "patm-" + FREQUENCY)) {
+    for (String system : List.of("bitopk-bidirectional", "single-jvm")) {
       List<Map<String, String>> trace = table(dir.resolve("trace-" + system + ".csv"));
       Map<String, String> last = trace.get(trace.size() - 1);
       assertTrue(Double.parseDouble(last.get("accuracy")) >= TARGET, system + " stopped below the target: " + trace);
@@ -412,12 +400,12 @@ public class TimeToAccuracyCommandTest {
     Path dir = tmp.resolve("start-within");
     StringWriter e = new StringWriter();
     int code = Main.execute(new String[] {"time-to-accuracy", "--out", dir.toString(),
-        "--dataset", "synthetic:n=640,test=100", "--systems", "bitopk-dense,patm-2", "--workers", "" + WORKERS,
+        "--dataset", "synthetic:n=640,test=100", "--systems", "bitopk-dense,single-jvm", "--workers", "" + WORKERS,
         "--batch-size", "16", "--eval-every", "5", "--start-within", "1e-9"},
         SPARK.context(), new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
     assertEquals(0, code, e.toString());
     List<Map<String, String>> rows = table(dir.resolve("time-to-accuracy.csv"));
-    assertEquals(List.of("bitopk-dense", "patm-2"), rows.stream().map(r -> r.get("system")).toList());
+    assertEquals(List.of("bitopk-dense", "single-jvm"), rows.stream().map(r -> r.get("system")).toList());
     for (Map<String, String> row : rows) {
       assertTrue(row.get("details").startsWith("FAILED: not run: --start-within 1e-09 s had passed"), row.toString());
       assertEquals("", row.get("wall_seconds"));
@@ -460,6 +448,24 @@ public class TimeToAccuracyCommandTest {
     assertTrue(lines.get(0).startsWith("bitopk: ") && lines.get(0).contains(flag.substring(0, flag.indexOf('='))),
         lines.get(0));
     assertFalse(Files.exists(tmp.resolve("bad")));
+  }
+
+  /** The job's tests run without job/dl4j-baselines on the class path, as a Spark 4 build is: no DL4J masters. */
+  @ParameterizedTest
+  @ValueSource(strings = {"patm-5", "shared"})
+  void aDl4jMasterOnABuildWithoutThemIsOneLineSayingWhichBuildHasThemAndExitCode2(String system) {
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", tmp.resolve("dl4j").toString(),
+        "--systems", "bitopk-dense," + system}, SPARK.context(), new PrintWriter(new StringWriter(), true),
+        new PrintWriter(e, true));
+    assertEquals(2, code, e.toString());
+    assertEquals(List.of("bitopk: --systems: '" + system + "' is one of DL4J's Spark masters, which only "
+        + SystemFamilies.DL4J_MASTERS_BUILD + " has; this build is for Spark "
+        + org.apache.spark.package$.MODULE$.SPARK_VERSION() + " (Scala " + scala.util.Properties.versionNumberString()
+        + ") (see --help)"), e.toString().lines().toList());
+    assertFalse(Files.exists(tmp.resolve("dl4j")));
+    assertEquals(List.of("bitopk-bidirectional", "bitopk-unidirectional", "bitopk-dense", "single-jvm"),
+        TimeToAccuracyCommand.DEFAULT_SYSTEMS, "the defaults are this build's systems");
   }
 
   @Test

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the invocation is left: no namespace, no link, no process. Needs root (network namespaces); skipped with the
  * reason where that is missing.
  */
+@Tag("spark-api")
 class NetworkLabTest {
   /**
    * Bound on Spark's own bytes per worker host and round, about 1.5 times what was measured: 25.6 KB (20 rounds of

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.apache.spark.SparkConf;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * 30 s in every JVM of the mesh and Aeron's media driver refuses to start unless the unblock timeout (15 s by
  * default) is longer, so a comparison with {@code shared} appends it to the executors' Java options.
  */
+@Tag("spark-api")
 class SharedTrainingTest {
   private static final String OPTION = "-Daeron.publication.unblock.timeout=60000000000";
 
