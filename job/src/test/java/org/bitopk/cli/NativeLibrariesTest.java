@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * loader's own words under an address-space limit (glibc's dlopen: "failed to map segment from shared object").
  */
 class NativeLibrariesTest {
-  private static final String LIBRARY = "/root/.javacpp/cache/nd4j-native-1.0.0-M2.1-linux-x86_64.jar/org/nd4j/"
+  private static final String LIBRARY = "/home/alice/.javacpp/cache/nd4j-native-1.0.0-M2.1-linux-x86_64.jar/org/nd4j/"
       + "linalg/cpu/nativecpu/bindings/linux-x86_64/libjnind4jcpu.so";
 
   private static Throwable nd4jFailure(String loaderMessage) {
