@@ -1,9 +1,5 @@
 package org.bitopk.compression;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 /**
  * The wire format of {@link SparseVector}: smaller than the naive 8 bytes per non-zero (int index + float value).
  *
@@ -47,11 +43,11 @@ import java.nio.ByteOrder;
  *
  * <p>Deltas are stored as {@code index[i] - index[i-1]} with an implicit {@code index[-1] = -1}, so every delta of a
  * valid vector is at least 1 and the decoder can report a zero delta as a non-increasing index.
+ *
+ * <p>The index section is {@link IndexLayouts}', the value section {@link ValueSections}'; this class writes and
+ * checks the header and puts the sections together.
  */
 public final class SparseCodec {
-
-  private static final VarHandle LITTLE_ENDIAN_INT =
-      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
   static final int MAGIC_0 = 0xB7;
   static final int MAGIC_1 = 0x0C;
@@ -99,11 +95,11 @@ public final class SparseCodec {
                 : "; expected a magnitude below Float.MAX_VALUE by more than an ulp, or use FP32"));
       }
     }
-    long indexPlan = layoutWanted < 0 ? indexPlan(idx, d) : planIn(idx, d, layoutWanted);
+    long indexPlan = layoutWanted < 0 ? IndexLayouts.smallest(idx, d) : IndexLayouts.in(idx, d, layoutWanted);
     int layout = (int) (indexPlan & 3);
-    long bitmapBytes = (d + 7L) >>> 3;
-    boolean pow2 = powersOfTwo(raw, val, format);
-    long total = 4L + varintSize(d) + varintSize(nnz) + (indexPlan >>> 8) + valueBytes(nnz, format, pow2);
+    boolean pow2 = ValueSections.powersOfTwo(raw, val, format);
+    long total = 4L + Varints.size(d) + Varints.size(nnz) + (indexPlan >>> 8)
+        + ValueSections.bytes(nnz, format, pow2);
     if (total > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException("encoded size " + total + " bytes exceeds the 2 GiB array limit");
     }
@@ -111,48 +107,11 @@ public final class SparseCodec {
     out[0] = (byte) MAGIC_0;
     out[1] = (byte) MAGIC_1;
     out[2] = (byte) VERSION;
-    out[3] = (byte) (layout | (pow2 ? FLAG_POW2 : valueFlag(format)));
-    int pos = writeVarint(out, 4, d);
-    pos = writeVarint(out, pos, nnz);
-    if (layout == LAYOUT_DELTA) {
-      int previous = -1;
-      for (int index : idx) {
-        pos = writeVarint(out, pos, index - previous);
-        previous = index;
-      }
-    } else if (layout == LAYOUT_BITMAP) {
-      for (int index : idx) {
-        out[pos + (index >>> 3)] |= (byte) (1 << (index & 7));
-      }
-      pos += (int) bitmapBytes;
-    } else if (layout == LAYOUT_RICE) {
-      pos = RiceGaps.write(out, pos, idx, (int) (indexPlan >>> 2) & 63);
-    }
-    if (pow2) {
-      writePowersOfTwo(out, pos, val);
-    } else if (format == ValueFormat.FP16) {
-      for (int i = 0; i < nnz; i++) {
-        short h = Half.fromFloat(val[i]);
-        out[pos++] = (byte) h;
-        out[pos++] = (byte) (h >>> 8);
-      }
-    } else if (format == ValueFormat.BF16) {
-      for (int i = 0; i < nnz; i++) {
-        int bits = Float.floatToRawIntBits(val[i]);
-        out[pos++] = (byte) (bits >>> 16);
-        out[pos++] = (byte) (bits >>> 24);
-      }
-    } else if (format == ValueFormat.INT8) {
-      float scale = ValueFormat.int8Scale(val);
-      pos = writeFloat(out, pos, scale);
-      for (int i = 0; i < nnz; i++) {
-        out[pos++] = (byte) (scale == 0 ? 0 : ValueFormat.int8Code(val[i], scale));
-      }
-    } else {
-      for (int i = 0; i < nnz; i++) {
-        pos = writeFloat(out, pos, val[i]);
-      }
-    }
+    out[3] = (byte) (layout | (pow2 ? FLAG_POW2 : ValueSections.flag(format)));
+    int pos = Varints.write(out, 4, d);
+    pos = Varints.write(out, pos, nnz);
+    pos = IndexLayouts.write(out, pos, idx, d, indexPlan);
+    ValueSections.write(out, pos, val, format, pow2);
     return out;
   }
 
@@ -177,60 +136,6 @@ public final class SparseCodec {
     return encode(v, format);
   }
 
-  private static int writeFloat(byte[] out, int pos, float value) {
-    int bits = Float.floatToRawIntBits(value);
-    out[pos++] = (byte) bits;
-    out[pos++] = (byte) (bits >>> 8);
-    out[pos++] = (byte) (bits >>> 16);
-    out[pos++] = (byte) (bits >>> 24);
-    return pos;
-  }
-
-  private static void writePowersOfTwo(byte[] out, int pos, float[] val) {
-    int nnz = val.length;
-    // Eight codes are 72 bits, nine whole bytes: the first seven and bit 0 of the eighth fill a long.
-    int i = 0;
-    for (; i + 8 <= nnz; i += 8) {
-      long word = 0;
-      for (int j = 0; j < 7; j++) {
-        word |= (long) (Float.floatToRawIntBits(val[i + j]) >>> 23) << (9 * j);
-      }
-      int last = Float.floatToRawIntBits(val[i + 7]) >>> 23;
-      word |= (long) last << 63;
-      for (int b = 0; b < 8; b++) {
-        out[pos++] = (byte) (word >>> (8 * b));
-      }
-      out[pos++] = (byte) (last >>> 1);
-    }
-    long acc = 0;
-    int bits = 0;
-    for (; i < nnz; i++) {
-      acc |= (long) (Float.floatToRawIntBits(val[i]) >>> 23) << bits;
-      bits += 9;
-      while (bits >= 8) {
-        out[pos++] = (byte) acc;
-        acc >>>= 8;
-        bits -= 8;
-      }
-    }
-    if (bits > 0) {
-      out[pos] = (byte) acc;
-    }
-  }
-
-  private static int valueFlag(ValueFormat format) {
-    switch (format) {
-      case FP16:
-        return FLAG_FP16;
-      case BF16:
-        return FLAG_BF16;
-      case INT8:
-        return FLAG_INT8;
-      default:
-        return 0;
-    }
-  }
-
   /**
    * The length of {@code encode(v, format)}, computed without encoding: the bytes counted as communication. (It does
    * not check overflow, which {@link #encode} refuses.)
@@ -241,112 +146,9 @@ public final class SparseCodec {
     }
     int d = v.dimension();
     int nnz = v.nnz();
-    float[] raw = v.valuesUnsafe();
-    boolean pow2 = powersOfTwo(raw, null, format);
-    return 4L + varintSize(d) + varintSize(nnz) + (indexPlan(v.indicesUnsafe(), d) >>> 8)
-        + valueBytes(nnz, format, pow2);
-  }
-
-  /**
-   * The smallest index layout, its size in bytes and the Rice parameter, as {@code bytes << 8 | parameter << 2 |
-   * layout} (ties prefer delta, then bitmap, then Rice; dense only when every coordinate is stored).
-   */
-  private static long indexPlan(int[] idx, int d) {
-    if (idx.length == d) {
-      return LAYOUT_DENSE; // delta, bitmap and Rice all take at least a byte
-    }
-    long deltaBytes = 0;
-    int previous = -1;
-    for (int index : idx) {
-      deltaBytes += varintSize(index - previous);
-      previous = index;
-    }
-    long bitmapBytes = (d + 7L) >>> 3;
-    long best = bitmapBytes < deltaBytes ? bitmapBytes << 8 | LAYOUT_BITMAP : deltaBytes << 8 | LAYOUT_DELTA;
-    if (idx.length > 0) {
-      int parameter = RiceGaps.parameter(idx);
-      long riceBytes = RiceGaps.bytes(idx, parameter);
-      if (riceBytes < best >>> 8) {
-        best = riceBytes << 8 | parameter << 2 | LAYOUT_RICE;
-      }
-    }
-    return best;
-  }
-
-  /** The plan of {@link #indexPlan} for one layout, whatever its size. */
-  private static long planIn(int[] idx, int d, int layout) {
-    switch (layout) {
-      case LAYOUT_DELTA -> {
-        long bytes = 0;
-        int previous = -1;
-        for (int index : idx) {
-          bytes += varintSize(index - previous);
-          previous = index;
-        }
-        return bytes << 8 | LAYOUT_DELTA;
-      }
-      case LAYOUT_BITMAP -> {
-        return ((d + 7L) >>> 3) << 8 | LAYOUT_BITMAP;
-      }
-      case LAYOUT_RICE -> {
-        int parameter = idx.length == 0 ? 0 : RiceGaps.parameter(idx);
-        return RiceGaps.bytes(idx, parameter) << 8 | parameter << 2 | LAYOUT_RICE;
-      }
-      case LAYOUT_DENSE -> {
-        if (idx.length != d) {
-          throw new IllegalArgumentException("the dense layout stores every coordinate; this vector has "
-              + idx.length + " of " + d);
-        }
-        return LAYOUT_DENSE;
-      }
-      default -> throw new IllegalArgumentException("no index layout " + layout);
-    }
-  }
-
-  /**
-   * Whether the 9-bit codes apply: every value is ±0 or a normal ±2^e, and for a narrower format also exact in it
-   * (its rounding leaves it unchanged), so the decoded values are those the format would give.
-   *
-   * @param rounded {@code format.round(raw)}, or null to have it computed when needed
-   */
-  private static boolean powersOfTwo(float[] raw, float[] rounded, ValueFormat format) {
-    int bad = 0;
-    for (float v : raw) {
-      int bits = Float.floatToRawIntBits(v);
-      int exponent = (bits >>> 23) & 0xff;
-      // ±0, or a zero mantissa with a normal exponent field; branch-free so the scan stays cheap
-      int zero = (bits & 0x7fffffff) == 0 ? 1 : 0;
-      int ok = (bits & 0x007fffff) == 0 && exponent >= 1 && exponent <= 254 ? 1 : 0;
-      bad |= (zero | ok) ^ 1;
-    }
-    if (bad != 0) {
-      return false;
-    }
-    if (format == ValueFormat.FP32) {
-      return true;
-    }
-    float[] r = rounded != null ? rounded : format.round(raw);
-    for (int i = 0; i < raw.length; i++) {
-      if (Float.floatToRawIntBits(r[i]) != Float.floatToRawIntBits(raw[i])) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static long valueBytes(int nnz, ValueFormat format, boolean pow2) {
-    if (pow2) {
-      return (9L * nnz + 7) >>> 3;
-    }
-    switch (format) {
-      case FP16:
-      case BF16:
-        return 2L * nnz;
-      case INT8:
-        return 4L + nnz;
-      default:
-        return 4L * nnz;
-    }
+    boolean pow2 = ValueSections.powersOfTwo(v.valuesUnsafe(), null, format);
+    return 4L + Varints.size(d) + Varints.size(nnz) + (IndexLayouts.smallest(v.indicesUnsafe(), d) >>> 8)
+        + ValueSections.bytes(nnz, format, pow2);
   }
 
   /**
@@ -400,15 +202,15 @@ public final class SparseCodec {
     ValueFormat format = valueFlags == FLAG_FP16 ? ValueFormat.FP16 : valueFlags == FLAG_BF16 ? ValueFormat.BF16
         : valueFlags == FLAG_INT8 ? ValueFormat.INT8 : ValueFormat.FP32;
     long[] cursor = {4};
-    int d = readVarint(bytes, cursor, "dimension");
+    int d = Varints.read(bytes, cursor, "dimension");
     if (d < 1) {
       throw new IllegalArgumentException("dimension = " + d + " is out of range; expected dimension >= 1");
     }
-    int nnz = readVarint(bytes, cursor, "nnz");
+    int nnz = Varints.read(bytes, cursor, "nnz");
     if (nnz > d) {
       throw new IllegalArgumentException("nnz = " + nnz + " is out of range; expected nnz <= dimension " + d);
     }
-    long valueBytes = valueBytes(nnz, format, pow2);
+    long valueBytes = ValueSections.bytes(nnz, format, pow2);
     int pos = (int) cursor[0];
     // Bound nnz by the remaining bytes before allocating, so a corrupt header cannot trigger a huge allocation.
     if (valueBytes > bytes.length - pos) {
@@ -423,67 +225,9 @@ public final class SparseCodec {
    * be longer) receive the indices and values, with every check of {@link #decode}.
    */
   static void readEntries(byte[] bytes, Header h, int[] idx, float[] val, int at) {
-    int d = h.dimension();
     int nnz = h.nnz();
-    int layout = h.layout();
-    ValueFormat format = h.format();
-    boolean pow2 = h.pow2();
-    long valueBytes = valueBytes(nnz, format, pow2);
-    int pos = h.entriesStart();
-    long[] cursor = {pos};
-    if (layout == LAYOUT_DELTA) {
-      int previous = -1;
-      for (int i = 0; i < nnz; i++) {
-        int delta = readVarint(bytes, cursor, "index delta " + i);
-        if (delta == 0) {
-          throw new IllegalArgumentException("index[" + i + "] = " + previous + " is not greater than index["
-              + (i - 1) + "] = " + previous + "; expected strictly increasing indices");
-        }
-        long index = (long) previous + delta;
-        if (index >= d) {
-          throw new IllegalArgumentException("index[" + i + "] = " + index + " is out of range; expected index < "
-              + d + " (the dimension)");
-        }
-        idx[at + i] = (int) index;
-        previous = (int) index;
-      }
-      pos = (int) cursor[0];
-    } else if (layout == LAYOUT_BITMAP) {
-      int bitmapBytes = (int) ((d + 7L) >>> 3);
-      if (bitmapBytes > bytes.length - pos) {
-        throw new IllegalArgumentException("truncated: bitmap needs " + bitmapBytes + " bytes but only "
-            + (bytes.length - pos) + " remain");
-      }
-      int n = 0;
-      for (int b = 0; b < bitmapBytes; b++) {
-        int bits = bytes[pos + b] & 0xff;
-        while (bits != 0) {
-          int index = (b << 3) + Integer.numberOfTrailingZeros(bits);
-          if (index >= d) {
-            throw new IllegalArgumentException("bitmap bit " + index + " is out of range; expected bits < " + d
-                + " (the dimension)");
-          }
-          if (n == nnz) {
-            throw new IllegalArgumentException("bitmap has more than nnz = " + nnz + " bits set");
-          }
-          idx[at + n++] = index;
-          bits &= bits - 1;
-        }
-      }
-      if (n != nnz) {
-        throw new IllegalArgumentException("bitmap has " + n + " bits set; expected nnz = " + nnz);
-      }
-      pos += bitmapBytes;
-    } else if (layout == LAYOUT_RICE) {
-      pos = RiceGaps.read(bytes, pos, d, idx, at, nnz);
-    } else {
-      if (nnz != d) {
-        throw new IllegalArgumentException("dense layout with nnz = " + nnz + "; expected nnz == dimension " + d);
-      }
-      for (int i = 0; i < nnz; i++) {
-        idx[at + i] = i;
-      }
-    }
+    long valueBytes = ValueSections.bytes(nnz, h.format(), h.pow2());
+    int pos = IndexLayouts.read(bytes, h.entriesStart(), h.layout(), h.dimension(), nnz, idx, at);
     long expectedEnd = pos + valueBytes;
     if (expectedEnd > bytes.length) {
       throw new IllegalArgumentException("truncated: values need " + valueBytes + " bytes but only "
@@ -493,70 +237,7 @@ public final class SparseCodec {
       throw new IllegalArgumentException((bytes.length - expectedEnd) + " trailing bytes after the last value; "
           + "expected exactly " + expectedEnd + " bytes");
     }
-    if (pow2) {
-      decodePowersOfTwo(bytes, pos, idx, val, at, nnz);
-      return;
-    }
-    float scale = 0;
-    if (format == ValueFormat.INT8) {
-      scale = Float.intBitsToFloat(readInt(bytes, pos));
-      pos += 4;
-      if (!(scale >= 0 && scale <= Float.MAX_VALUE)) {
-        throw new IllegalArgumentException("INT8 scale is " + scale + "; expected a finite scale >= 0");
-      }
-    }
-    for (int i = 0; i < nnz; i++) {
-      float v;
-      if (format == ValueFormat.FP16) {
-        v = Half.toFloat((short) ((bytes[pos] & 0xff) | (bytes[pos + 1] << 8)));
-        pos += 2;
-      } else if (format == ValueFormat.BF16) {
-        v = Float.intBitsToFloat((bytes[pos] & 0xff) << 16 | (bytes[pos + 1] & 0xff) << 24);
-        pos += 2;
-      } else if (format == ValueFormat.INT8) {
-        int q = bytes[pos++];
-        if (q == -128) {
-          throw new IllegalArgumentException("value[" + i + "] at index " + idx[at + i] + " has INT8 code -128; "
-              + "expected codes in [-127, 127]");
-        }
-        v = q * scale;
-      } else {
-        v = Float.intBitsToFloat(readInt(bytes, pos));
-        pos += 4;
-      }
-      if (!Float.isFinite(v)) {
-        throw new IllegalArgumentException("value[" + i + "] at index " + idx[at + i] + " is " + v
-            + "; expected finite values");
-      }
-      val[at + i] = v;
-    }
-  }
-
-  private static int readInt(byte[] bytes, int pos) {
-    return (int) LITTLE_ENDIAN_INT.get(bytes, pos);
-  }
-
-  private static void decodePowersOfTwo(byte[] bytes, int pos, int[] idx, float[] val, int at, int nnz) {
-    long acc = 0;
-    int bits = 0;
-    for (int i = 0; i < nnz; i++) {
-      while (bits < 9) {
-        acc |= (long) (bytes[pos++] & 0xff) << bits;
-        bits += 8;
-      }
-      int code = (int) acc & 0x1ff;
-      acc >>>= 9;
-      bits -= 9;
-      if ((code & 0xff) == 0xff) {
-        throw new IllegalArgumentException("value[" + i + "] at index " + idx[at + i] + " has power-of-two code 0x"
-            + Integer.toHexString(code) + " (exponent field 255, not finite); expected finite values");
-      }
-      val[at + i] = Float.intBitsToFloat(code << 23);
-    }
-    if (acc != 0) {
-      throw new IllegalArgumentException("power-of-two padding bits after the last value are not zero; expected "
-          + "zero padding");
-    }
+    ValueSections.read(bytes, pos, h.format(), h.pow2(), idx, val, at, nnz);
   }
 
   /** The layout {@link #encode} chose for these bytes, for diagnostics: "delta", "bitmap", "dense" or "rice". */
@@ -564,52 +245,6 @@ public final class SparseCodec {
     if (encoded == null || encoded.length < 4) {
       throw new IllegalArgumentException("truncated: expected at least a 4-byte header");
     }
-    switch (encoded[3] & 3) {
-      case LAYOUT_DELTA:
-        return "delta";
-      case LAYOUT_BITMAP:
-        return "bitmap";
-      case LAYOUT_DENSE:
-        return "dense";
-      default:
-        return "rice";
-    }
-  }
-
-  static int varintSize(int value) {
-    // Unsigned LEB128: 7 payload bits per byte.
-    int bits = 32 - Integer.numberOfLeadingZeros(value | 1);
-    return (bits + 6) / 7;
-  }
-
-  private static int writeVarint(byte[] out, int pos, int value) {
-    while ((value & ~0x7f) != 0) {
-      out[pos++] = (byte) ((value & 0x7f) | 0x80);
-      value >>>= 7;
-    }
-    out[pos++] = (byte) value;
-    return pos;
-  }
-
-  /** Reads an unsigned varint that must fit a non-negative int; rejects truncation and overlong encodings. */
-  private static int readVarint(byte[] in, long[] cursor, String field) {
-    int pos = (int) cursor[0];
-    long result = 0;
-    for (int shift = 0; shift < 35; shift += 7) {
-      if (pos >= in.length) {
-        throw new IllegalArgumentException("truncated: input ends inside " + field + " at byte " + pos);
-      }
-      int b = in[pos++] & 0xff;
-      result |= (long) (b & 0x7f) << shift;
-      if ((b & 0x80) == 0) {
-        if (result > Integer.MAX_VALUE) {
-          throw new IllegalArgumentException(field + " = " + result + " is out of range; expected <= "
-              + Integer.MAX_VALUE);
-        }
-        cursor[0] = pos;
-        return (int) result;
-      }
-    }
-    throw new IllegalArgumentException(field + " varint is longer than 5 bytes at byte " + cursor[0]);
+    return IndexLayouts.name(encoded[3] & 3);
   }
 }
