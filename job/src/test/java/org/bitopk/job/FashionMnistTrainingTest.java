@@ -9,11 +9,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.job.config.Mode;
 import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.engine.SteadyPace;
 import org.bitopk.job.problem.network.ImageProblem;
 import org.bitopk.job.problem.network.ModelArchitecture;
 import org.bitopk.job.run.TrainingRun;
@@ -84,7 +86,17 @@ class FashionMnistTrainingTest {
     assertEquals("bidirectional", config.get("mode").asText());
     assertEquals(42, config.get("seed").asLong());
     assertEquals(242_762, config.get("resolved").get("dimension").asInt());
-    assertTrue(Files.readString(dir.resolve("summary.txt")).contains("accuracy"));
+    String summary = Files.readString(dir.resolve("summary.txt"));
+    assertTrue(summary.contains("accuracy"));
+    // The warm-up the summary reports is that of the round times the run wrote.
+    double[] roundMs = new double[ROUNDS];
+    for (int t = 0; t < ROUNDS; t++) {
+      roundMs[t] = json.readTree(lines.get(t)).get("time_total_ms").asDouble();
+    }
+    SteadyPace pace = SteadyPace.of(roundMs, ROUNDS);
+    assertEquals(pace, bidirectional.summary().pace());
+    assertTrue(summary.contains(String.format(Locale.ROOT, "steady pace from round %,d (%.1f s",
+        pace.roundsToSteadyPace(), pace.warmUpMs() / 1000)), summary);
 
     // The saved model, loaded by DL4J alone, reproduces the accuracy the run reported.
     JavaSparkContext sc = SPARK.context();

@@ -6,6 +6,7 @@ package org.bitopk.job.engine;
  * @param tasks S, the Spark tasks per round the workers were packed into
  * @param denseUpBytes what dense SGD would have sent up in as many rounds (P·4d per round)
  * @param denseDownBytes what dense SGD would have broadcast (4d per round, one payload)
+ * @param pace the rounds' times: median, and how soon the run reached it
  */
 public record RunSummary(
     String runId,
@@ -24,7 +25,11 @@ public record RunSummary(
     RunCounters counters,
     long denseUpBytes,
     long denseDownBytes,
-    double medianIterationMs) {
+    SteadyPace pace) {
+
+  public double medianIterationMs() {
+    return pace.steadyPaceMs();
+  }
 
   public long cumulativeUpBytes() {
     return counters.upBytes();

@@ -375,16 +375,14 @@ public final class Trainer<S> {
 
   private RunSummary summary(Progress progress, double seconds) {
     Double finalGap = problem.optimalityGap(server.centralModel(master));
-    double[] sorted = Arrays.copyOf(progress.iterationMs, progress.roundsRun);
-    Arrays.sort(sorted);
-    double median = sorted.length == 0 ? 0 : sorted[sorted.length / 2];
     long total = iteration;   // the plan's rounds, or fewer when a listener stopped the run
     int d = master.length;
     Evaluation last = progress.lastEvaluation;
     return new RunSummary(runId, problem.name(), plan.mode(), plan.workers(), plan.tasks(), d, total,
         progress.epochsDone, seconds, progress.lastTrainLoss, last == null ? null : last.loss(),
         last == null ? null : last.accuracy(), finalGap != null ? finalGap : progress.lastGap, counters,
-        total * plan.workers() * 4L * d, total * 4L * d, median);
+        total * plan.workers() * 4L * d, total * 4L * d,
+        SteadyPace.of(progress.iterationMs, progress.roundsRun));
   }
 
   private void verifyReplicas(int t, List<WorkerReport> reports) {

@@ -5,6 +5,7 @@ import java.util.IntSummaryStatistics;
 import java.util.List;
 import java.util.Locale;
 import org.bitopk.job.engine.RunSummary;
+import org.bitopk.job.engine.SteadyPace;
 
 /** Renders the one-screen summary printed at the end of a run and saved as summary.txt. */
 public final class SummaryText {
@@ -49,6 +50,7 @@ public final class SummaryText {
     row(b, "mode", s.mode() + ", " + s.workers() + " workers in " + s.tasks() + " Spark task(s) per round");
     row(b, "iterations", String.format(Locale.ROOT, "%,d in %d epoch(s), %.1f s, median %.1f ms/iteration",
         s.iterations(), s.epochs(), s.seconds(), s.medianIterationMs()));
+    row(b, "warm-up", warmUp(s.pace()));
     row(b, "train loss", String.format(Locale.ROOT, "%.4f (last epoch)", s.finalTrainLoss()));
     if (s.finalTestAccuracy() != null) {
       row(b, "test", String.format(Locale.ROOT, "loss %.4f, accuracy %.2f%%", s.finalTestLoss(),
@@ -75,6 +77,13 @@ public final class SummaryText {
     row(b, "model", modelFile);
     row(b, "output", output);
     return b.toString();
+  }
+
+  /** "steady pace from round 212 (3.1 s of rounds before it); round times 15.0 s, 1.85x rounds x median". */
+  static String warmUp(SteadyPace p) {
+    return String.format(Locale.ROOT, "steady pace from round %,d (%.1f s of rounds before it); round times %.1f s,"
+        + " %.2fx rounds x median", p.roundsToSteadyPace(), p.warmUpMs() / 1000, p.roundTimeSumMs() / 1000,
+        p.roundTimeSumRatio());
   }
 
   private static String bytes(long sent, long dense) {
