@@ -3,9 +3,12 @@ package org.bitopk;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -57,6 +60,40 @@ class ArchitectureTest {
         .should().dependOnClassesThat().resideInAnyPackage("org.bitopk.job.run..", "org.bitopk.cli..",
             "org.bitopk.lab..", "org.bitopk.ml..")
         .check(classes);
+  }
+
+  /**
+   * The settings are values: they read no table and start no Spark (opening a table is {@code table}'s, the Hadoop
+   * settings a model file or a config file is read with are passed in).
+   */
+  @Test
+  void theSettingsNeitherOpenTablesNorReachForSpark() {
+    noClasses().that().resideInAPackage("org.bitopk.job.config..")
+        .should().dependOnClassesThat().resideInAnyPackage("org.apache.spark..", "org.bitopk.job.spark..")
+        .check(classes);
+  }
+
+  /**
+   * Inside the settings the arrows run one way: the flag names at the bottom, then the values (a table's, a run's),
+   * the options that parse them, and the maps that read and write them on top. A class counts with its nested
+   * classes, and a builder with the class it builds.
+   */
+  @Test
+  void noArrowRunsBackUpInsideTheSettings() {
+    slices().assignedFrom(new SliceAssignment() {
+      @Override
+      public SliceIdentifier getIdentifierOf(JavaClass c) {
+        if (!c.getPackageName().equals("org.bitopk.job.config")) {
+          return SliceIdentifier.ignore();
+        }
+        return SliceIdentifier.of(c.getName().replaceFirst("\\$.*", "").replaceFirst("Builder$", ""));
+      }
+
+      @Override
+      public String getDescription() {
+        return "the classes of org.bitopk.job.config";
+      }
+    }).should().beFreeOfCycles().check(classes);
   }
 
   @Test

@@ -11,6 +11,7 @@ import org.bitopk.job.ExitCode;
 import org.bitopk.job.config.ConfigFile;
 import org.bitopk.job.output.DriverLog;
 import org.bitopk.job.report.ReportCommand;
+import org.bitopk.job.spark.SparkSetup;
 import org.bitopk.lab.evaluation.EvaluateCompressorsCommand;
 import picocli.CommandLine;
 
@@ -105,7 +106,8 @@ final class Commands {
     }
     if (configFile != null) {
       try {
-        train.setDefaultValueProvider(ConfigFile.load(configFile, train.getCommandSpec(), ignored));
+        train.setDefaultValueProvider(ConfigFile.load(configFile, train.getCommandSpec(), ignored,
+            SparkSetup.hadoopConfiguration()));
       } catch (IllegalArgumentException e) {
         String message = e.getMessage();
         if (!ignored.isEmpty()) {

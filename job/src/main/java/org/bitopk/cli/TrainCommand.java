@@ -61,17 +61,12 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
     this.provided = existing;
   }
 
-  /** For reading a model file before Spark starts: the context's own Hadoop configuration when one is given. */
-  @Override
-  protected Configuration hadoopConfiguration() {
-    return provided != null ? provided.hadoopConfiguration() : super.hadoopConfiguration();
-  }
-
   @Override
   public Integer call() {
     TrainingConfig cfg;
     try {
-      cfg = toConfig();
+      // a model file is read before Spark starts: with the context's Hadoop settings, or those Spark would load
+      cfg = toConfig(provided != null ? provided.hadoopConfiguration() : SparkSetup.hadoopConfiguration());
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
     }

@@ -12,11 +12,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.job.JsonSyntax;
-import org.bitopk.job.spark.SparkSetup;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine;
@@ -73,15 +73,6 @@ public final class ConfigFile implements CommandLine.IDefaultValueProvider {
   }
 
   /**
-   * Reads the file and checks every key against the command's options.
-   *
-   * @throws IllegalArgumentException naming the file and the problem
-   */
-  public static ConfigFile load(String uri, CommandLine.Model.CommandSpec spec) {
-    return load(uri, spec, Set.of());
-  }
-
-  /**
    * Opens a settings file people edit by hand (a --config file, a run's config.json) without Hadoop's checksum:
    * the local file system's {@code .NAME.crc} beside a file it wrote is stale after any edit, and would refuse it.
    */
@@ -89,13 +80,19 @@ public final class ConfigFile implements CommandLine.IDefaultValueProvider {
     return fs instanceof ChecksumFileSystem checked ? checked.getRawFileSystem().open(path) : fs.open(path);
   }
 
-  /** As {@link #load(String, CommandLine.Model.CommandSpec)}, skipping the keys in {@code ignored}. */
-  public static ConfigFile load(String uri, CommandLine.Model.CommandSpec spec, Set<String> ignored) {
+  /**
+   * Reads the file and checks every key against the command's options, skipping the keys in {@code ignored}.
+   *
+   * @param hadoop the file systems Spark will have: its {@code spark.hadoop.*} settings (credentials, schemes)
+   *     apply here too
+   * @throws IllegalArgumentException naming the file and the problem
+   */
+  public static ConfigFile load(String uri, CommandLine.Model.CommandSpec spec, Set<String> ignored,
+      Configuration hadoop) {
     Map<String, String> values = new LinkedHashMap<>();
     try {
       Path path = new Path(uri);
-      // the file systems Spark will have: spark.hadoop.* settings (credentials, schemes) apply here too
-      FileSystem fs = path.getFileSystem(SparkSetup.hadoopConfiguration());
+      FileSystem fs = path.getFileSystem(hadoop);
       if (!fs.exists(path)) {
         throw new IllegalArgumentException("--config: file " + uri + " does not exist");
       }

@@ -15,22 +15,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.bitopk.datasets.NormalizationSpec;
-import org.bitopk.job.table.InputNames;
-import org.bitopk.job.table.JsonColumnOrder;
 import org.bitopk.job.table.TableData;
-import org.bitopk.job.table.TableReadFailure;
+import org.bitopk.job.table.TableSource;
 
 /**
  * Training data from a table instead of data set files: a path read with a Spark data source
  * ({@code --data-format parquet|csv|json|orc|libsvm}, or {@code --data FORMAT:PATH}) or a table of the Spark
  * catalog ({@code --table}), plus the columns, shape, test set and normalisation. Immutable; the builder
- * validates each setting and names its flag.
+ * validates each setting and names its flag. The settings only: {@link TableSource} reads the sources.
  */
 public final class TableInput {
   /** The data sources a path may be read with. */
@@ -117,37 +113,50 @@ public final class TableInput {
     return testFraction != null ? testFraction : 0.1;
   }
 
-  /** A table description for messages: {@code "csv file /data/train.csv"} or {@code "table sales.images"}. */
-  static String describe(String format, String path, String table) {
-    return table != null ? "table " + table : format + " " + path;
-  }
-
-  /**
-   * Reads the sources (lazily: Spark reads them when the executors decode the rows) and fills a
-   * {@link TableData} builder with every setting but workers, split and seed.
-   *
-   * @throws IllegalArgumentException naming the flag when a source cannot be opened
-   */
-  public TableData.Builder open(SparkSession spark, InputNames names) {
+  /** The training rows' source (not for a DataFrame input, which is handed over in code). */
+  public TableSource train() {
     if (isDataFrame()) {
       throw new IllegalStateException("a DataFrame input is passed to TableData directly");
     }
-    TableData.Builder b = TableData.builder().names(names)
-        .train(read(spark, format, path, table, flag(table != null ? TABLE : DATA)), describe(format, path, table))
-        .label(label).features(features).inputShape(inputShape).normalization(normalize);
-    if (testData != null) {
-      String[] prefixed = splitPrefixed(testData);
-      String testFormat = prefixed != null ? prefixed[0] : format;
-      String testPath = prefixed != null ? prefixed[1] : testData;
-      if (testFormat == null) {
-        throw new IllegalArgumentException(flag(TEST_DATA) + ": give the format as FORMAT:PATH (the training data is "
-            + "a catalog table)");
-      }
-      b.test(read(spark, testFormat, testPath, null, flag(TEST_DATA)), describe(testFormat, testPath, null));
-    } else {
-      b.testFraction(testFraction());
+    return table != null ? new TableSource.Catalog(table, flag(TABLE)) : new TableSource.Files(format, path, flag(DATA));
+  }
+
+  /**
+   * The test rows' source of {@code --test-data}, empty when the test set is held out of the training rows.
+   *
+   * @throws IllegalArgumentException naming {@code --test-data} when its format is neither given nor the training
+   *     data's (a catalog table)
+   */
+  public Optional<TableSource> test() {
+    if (testData == null) {
+      return Optional.empty();
     }
-    return b;
+    String[] prefixed = splitPrefixed(testData);
+    String testFormat = prefixed != null ? prefixed[0] : format;
+    if (testFormat == null) {
+      throw new IllegalArgumentException(flag(TEST_DATA) + ": give the format as FORMAT:PATH (the training data is "
+          + "a catalog table)");
+    }
+    return Optional.of(new TableSource.Files(testFormat, prefixed != null ? prefixed[1] : testData, flag(TEST_DATA)));
+  }
+
+  /** The label column. */
+  public String label() {
+    return label;
+  }
+
+  /** The feature columns' specification of {@code --features}, null for every column but the label. */
+  public String features() {
+    return features;
+  }
+
+  /** The images' shape (channels, height, width) of {@code --input-shape}, null for flat features. */
+  public int[] inputShape() {
+    return inputShape == null ? null : inputShape.clone();
+  }
+
+  public NormalizationSpec normalization() {
+    return normalize;
   }
 
   /**
@@ -160,30 +169,10 @@ public final class TableInput {
       return e;
     }
     String[] prefixed = splitPrefixed(testData);
-    String test = testData == null ? null : prefixed != null ? describe(prefixed[0], prefixed[1], null)
-        : describe(format, testData, null);
+    String test = testData == null ? null : new TableSource.Files(prefixed != null ? prefixed[0] : format,
+        prefixed != null ? prefixed[1] : testData, flag(TEST_DATA)).description();
     String flag = test != null && message.contains(test) ? flag(TEST_DATA) : table != null ? flag(TABLE) : flag(DATA);
     return new IllegalArgumentException(flag + ": " + message, e);
-  }
-
-  private static Dataset<Row> read(SparkSession spark, String format, String path, String table, String flag) {
-    try {
-      if (table != null) {
-        return spark.table(table);
-      }
-      var reader = spark.read().format(format);
-      if (format.equals("csv")) {
-        reader = reader.option("header", "true").option("inferSchema", "true");
-      }
-      Dataset<Row> loaded = reader.load(path);
-      return format.equals("json") ? JsonColumnOrder.inFileOrder(loaded, spark.sparkContext().hadoopConfiguration())
-          : loaded;
-    } catch (Exception e) {   // AnalysisException: checked in Java's eyes, yet not declared (Scala)
-      // Spark reads files (Parquet footers, CSV headers) to find the schema; its job's failure wraps the reason
-      String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-      throw new IllegalArgumentException(flag + ": cannot read " + describe(format, path, table) + ": "
-          + TableReadFailure.explain(e).orElse(message.lines().findFirst().orElse(message)), e);
-    }
   }
 
   /** Validating builder: each setter names its flag in the error. */

@@ -8,7 +8,6 @@ import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
 import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.problem.network.ModelSpec;
-import org.bitopk.job.spark.SparkSetup;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
@@ -16,7 +15,7 @@ import picocli.CommandLine;
 /**
  * The train flags as picocli options (names from {@link TrainFlags}, help, defaults) and their reading into one
  * {@link TrainingConfig}, refusing settings that do not apply. The {@code train} command adds running to these;
- * code that holds settings as a map reads them through {@link TrainFlags#configOf}.
+ * code that holds settings as a map reads them through {@link FlagValues#configOf}.
  */
 public class TrainOptions {
   private static final TrainingConfig DEFAULTS = TrainingConfig.builder().build();
@@ -268,7 +267,13 @@ public class TrainOptions {
       + "failure on the console (default: only in <output>/logs/driver-<time>.log; the console gets one line).")
   protected boolean verbose;
 
-  public TrainingConfig toConfig() {
+  /**
+   * The run's settings from the parsed flags.
+   *
+   * @param hadoop the file systems a model file of {@code --model} is read with (those Spark will have)
+   * @throws IllegalArgumentException naming the flag whose value is refused
+   */
+  public TrainingConfig toConfig(Configuration hadoop) {
     refuseSettingsThatDoNotApply();
     if (!split.equals("iid") && !split.equals("non-iid")) {
       throw new IllegalArgumentException(flag(SPLIT) + ": expected iid or non-iid, got '" + split + "'");
@@ -276,7 +281,7 @@ public class TrainOptions {
     TableInput tableInput = tableInput();
     TrainingConfigBuilder b = TrainingConfig.builder()
         .dataset(dataset != null ? dataset : "fashion-mnist").data(tableInput == null ? data : null)
-        .table(tableInput).model(model == null ? null : ModelSpec.parse(model, hadoopConfiguration()))
+        .table(tableInput).model(model == null ? null : ModelSpec.parse(model, hadoop))
         .mode(mode).tasks(tasks).uplink(uplink).downlink(downlink)
         .densityUp(densityUp).densityDown(densityDown).kUp(kUp).kDown(kDown).x0(x0).kRounding(kRounding)
         .valuesUp(valuesUp).valuesDown(valuesDown)
@@ -354,11 +359,6 @@ public class TrainOptions {
     }
     return t.features(features).label(label).inputShape(inputShape).testData(testData).testFraction(testFraction)
         .normalize(normalize).featureScale(featureScale == null ? 1 : featureScale).build();
-  }
-
-  /** For reading a model file before Spark starts: the same defaults (core-site.xml...) Spark would load. */
-  protected Configuration hadoopConfiguration() {
-    return SparkSetup.hadoopConfiguration();
   }
 
   /**

@@ -11,7 +11,7 @@ import org.bitopk.job.problem.quadratic.CounterexampleSetting;
 import org.bitopk.job.problem.synthetic.SyntheticGradientSetting;
 
 /**
- * Every setting of a training run, validated and with defaults resolved. {@link TrainFlags#recorded} writes it
+ * Every setting of a training run, validated and with defaults resolved. {@link FlagValues#recorded} writes it
  * under the command-line flag names, so a run's {@code config.json} can be passed back with {@code --config}.
  */
 public final class TrainingConfig {
@@ -301,11 +301,6 @@ public final class TrainingConfig {
       text.append(text.length() == 0 ? "" : ",").append(r);
     }
     return text.toString();
-  }
-
-  /** Learning rate of an epoch (0-based): lr · lrDecay^epoch. */
-  public double learningRate(int epochIndex) {
-    return learningRate * Math.pow(lrDecay, epochIndex);
   }
 
   /** Default learning rate: 0.1 (tuned for the MLPs at batch 32), 0.01 for the counterexample (the paper's). */

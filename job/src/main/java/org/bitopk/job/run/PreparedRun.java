@@ -34,7 +34,9 @@ import org.bitopk.job.BadInputException;
 import org.bitopk.job.checkpoint.Checkpoint;
 import org.bitopk.job.checkpoint.CheckpointStore;
 import org.bitopk.job.checkpoint.ConfigDigest;
+import org.bitopk.job.config.FlagValues;
 import org.bitopk.job.config.ConfigFile;
+import org.bitopk.job.config.TableInput;
 import org.bitopk.job.config.TrainFlags;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.output.DirectoryClaim;
@@ -51,6 +53,7 @@ import org.bitopk.job.problem.synthetic.SyntheticGradientProblem;
 import org.bitopk.job.problem.quadratic.InitialPointFile;
 import org.bitopk.job.table.InputNames;
 import org.bitopk.job.table.TableData;
+import org.bitopk.job.table.TableSource;
 
 /**
  * A training run checked completely before Spark starts and before anything is written: the output directory
@@ -152,7 +155,7 @@ public final class PreparedRun {
             + "('run' key)");
       }
       checkpoint = ResumeCheckpoint.latest(CheckpointStore.in(fs, path, CHECKPOINTS_KEPT), runId,
-          ConfigDigest.of(TrainFlags.of(resolved)));
+          ConfigDigest.of(FlagValues.of(resolved)));
       InputFingerprint.requireUnchanged(previous, new Path(path, RunDirectory.CONFIG),
           InputFingerprint.of(resolved, conf));
     } else {
@@ -308,8 +311,14 @@ public final class PreparedRun {
   /** The command line's table input: a path read with a data source, or a catalog table. */
   private static TableData loadTable(JavaSparkContext sc, TrainingConfig config) {
     SparkSession spark = SparkSession.builder().sparkContext(sc.sc()).getOrCreate();
-    return config.table().open(spark, InputNames.COMMAND_LINE).workers(config.workers()).nonIid(config.nonIid())
-        .seed(config.seed()).build();
+    TableInput input = config.table();
+    TableSource train = input.train();
+    TableData.Builder table = TableData.builder().names(InputNames.COMMAND_LINE)
+        .train(train.read(spark), train.description()).label(input.label()).features(input.features())
+        .inputShape(input.inputShape()).normalization(input.normalization());
+    input.test().ifPresentOrElse(test -> table.test(test.read(spark), test.description()),
+        () -> table.testFraction(input.testFraction()));
+    return table.workers(config.workers()).nonIid(config.nonIid()).seed(config.seed()).build();
   }
 
   /** x₀ from --x0: present, readable, d finite numbers (text or .npy). */

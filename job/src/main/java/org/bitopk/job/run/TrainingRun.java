@@ -21,7 +21,7 @@ import org.bitopk.job.checkpoint.Checkpoint;
 import org.bitopk.job.checkpoint.CheckpointListener;
 import org.bitopk.job.checkpoint.CheckpointStore;
 import org.bitopk.job.checkpoint.ConfigDigest;
-import org.bitopk.job.config.TrainFlags;
+import org.bitopk.job.config.FlagValues;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.IterationRecord;
@@ -164,7 +164,7 @@ public final class TrainingRun {
       listeners.add(dir);
       if (config.checkpointEvery() > 0) {
         listeners.add(new CheckpointListener(CheckpointStore.in(fs, path, CHECKPOINTS_KEPT).checkedBy(lease::check),
-            config.checkpointEvery(), prepared.totalIterations(), ConfigDigest.of(TrainFlags.of(config)), dir::sync));
+            config.checkpointEvery(), prepared.totalIterations(), ConfigDigest.of(FlagValues.of(config)), dir::sync));
       }
       ProgressDisplay display = options.progress() != null
           ? new ProgressDisplay(prepared.totalIterations(), options.progress()) : null;
@@ -236,7 +236,7 @@ public final class TrainingRun {
    */
   private static Map<String, Object> recordedConfig(JavaSparkContext sc, PreparedRun prepared,
       TrainingProblem<?> problem, RunPlan plan, Path path, MetricLines.Continuation continuation) {
-    Map<String, Object> written = new LinkedHashMap<>(TrainFlags.recorded(prepared.config()));
+    Map<String, Object> written = new LinkedHashMap<>(FlagValues.recorded(prepared.config()));
     written.put("output", path.toString());
     written.put("run", prepared.runId());
     Map<String, Object> resolved = new LinkedHashMap<>();

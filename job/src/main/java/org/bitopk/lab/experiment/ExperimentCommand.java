@@ -16,7 +16,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.BadInputException;
 import org.bitopk.job.checkpoint.CheckpointStore;
-import org.bitopk.job.config.TrainFlags;
+import org.bitopk.job.config.FlagValues;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.engine.TrainingDivergedException;
 import org.bitopk.job.output.MachineEnvironment;
@@ -267,7 +267,7 @@ public final class ExperimentCommand implements Callable<Integer> {
     // A run of this point that died before its first checkpoint has nothing to resume from: the runner owns
     // its point directories, so it starts the point over (the run lease still refuses a run that is alive).
     boolean restart = !resume && fs.exists(new Path(runDir, RunDirectory.CONFIG));
-    return TrainFlags.configOf(point.settings()).toBuilder().output(runDir.toString()).resume(resume)
+    return FlagValues.configOf(point.settings(), SparkSetup.hadoopConfiguration()).toBuilder().output(runDir.toString()).resume(resume)
         .overwrite(restart).quiet(!progress).build();
   }
 

@@ -18,7 +18,9 @@ import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.bitopk.job.config.FlagValues;
 import org.bitopk.job.config.TrainFlags;
+import org.bitopk.job.spark.SparkSetup;
 
 /**
  * A grid of training runs: a {@code base} config (train flag names as keys, like a run's config.json), the
@@ -162,6 +164,7 @@ public final class Grid {
     List<String> varying = varyingKeys(base, own);
     List<GridPoint> points = new ArrayList<>();
     Map<String, Integer> names = new LinkedHashMap<>();
+    Configuration hadoop = SparkSetup.hadoopConfiguration();   // a point's model file: as a run would read it
     for (int i = 0; i < own.size(); i++) {
       Map<String, String> values = own.get(i);
       String pointName = values.containsKey("name") ? values.remove("name") : GridPoint.nameOf(varying, values);
@@ -180,7 +183,7 @@ public final class Grid {
             + " and " + i + " have the same settings, or give them different 'name' keys)");
       }
       try {
-        TrainFlags.configOf(settings);
+        FlagValues.configOf(settings, hadoop);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(source + ": point '" + pointName + "': " + e.getMessage(), e);
       }

@@ -21,10 +21,11 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.job.BadInputException;
-import org.bitopk.job.config.TrainFlags;
+import org.bitopk.job.config.FlagValues;
 import org.bitopk.job.output.MachineEnvironment;
 import org.bitopk.job.output.RunDirectory;
 import org.bitopk.job.report.RunMetrics;
+import org.bitopk.job.spark.SparkSetup;
 import org.bitopk.lab.experiment.ExperimentResults;
 import org.bitopk.lab.experiment.Grid;
 import org.bitopk.lab.experiment.GridPoint;
@@ -175,13 +176,13 @@ final class ExperimentEvidence {
 
   /**
    * The run's config.json against what its grid point resolves to with this version's defaults: the settings
-   * of {@link TrainFlags#configOf} as a run records them ({@link TrainFlags#recorded}). A key the run lacks is
+   * of {@link FlagValues#configOf} as a run records them ({@link FlagValues#recorded}). A key the run lacks is
    * accepted only when the grid does not set it (a setting added after the run was made, whose default it then
    * had).
    */
   private static void checkConfig(Path file, ObjectNode actual, GridPoint point, Path gridPath) throws IOException {
     JsonNode expected = JSON.readTree(JSON.writeValueAsString(
-        TrainFlags.recorded(TrainFlags.configOf(point.settings()))));
+        FlagValues.recorded(FlagValues.configOf(point.settings(), SparkSetup.hadoopConfiguration()))));
     Set<String> keys = new LinkedHashSet<>();
     expected.fieldNames().forEachRemaining(keys::add);
     actual.fieldNames().forEachRemaining(keys::add);

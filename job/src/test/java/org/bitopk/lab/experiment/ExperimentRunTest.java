@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.cli.Main;
 import org.bitopk.job.LocalSpark;
-import org.bitopk.job.config.TrainFlags;
+import org.bitopk.job.config.FlagValues;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.IterationRecord;
@@ -227,7 +227,7 @@ class ExperimentRunTest {
    */
   String crashPoint(Path grid, int index, Path dir, long iteration) throws IOException {
     Grid parsed = Grid.read(grid.toString(), sc.hadoopConfiguration());
-    TrainingConfig config = TrainFlags.configOf(parsed.points().get(index).settings()).toBuilder()
+    TrainingConfig config = FlagValues.configOf(parsed.points().get(index).settings(), sc.hadoopConfiguration()).toBuilder()
         .output(dir.toString()).quiet(true).build();
     RunListener crash = new RunListener() {
       @Override

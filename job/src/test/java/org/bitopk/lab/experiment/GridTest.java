@@ -16,6 +16,7 @@ import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.bitopk.cli.Main;
 import org.bitopk.compression.KRounding;
+import org.bitopk.job.config.FlagValues;
 import org.bitopk.job.config.Mode;
 import org.bitopk.job.config.TrainFlags;
 import org.bitopk.job.config.TrainingConfig;
@@ -37,7 +38,7 @@ class GridTest {
   }
 
   static TrainingConfig config(GridPoint p) {
-    return TrainFlags.configOf(p.settings());
+    return FlagValues.configOf(p.settings(), new Configuration());
   }
 
   static GridPoint find(Grid grid, Mode mode, int workers) {
