@@ -38,8 +38,10 @@ Options:
                          HOST  host index (0 = driver's host)
                          WHEN  +SECONDS after the job started, or rRound (once the job's metrics show that
                                round completed; train only)
-                         WHAT  down=SECONDS (link down, then up again), delay=D, loss=P, rate=R
-                       e.g. --fault 1:r9:down=30 --fault 2:+60:loss=5
+                         WHAT  down=SECONDS (link down, then up again), delay=D, loss=P, rate=R,
+                               decommission (SIGPWR to the host's Worker: Spark decommissions its executors
+                               gracefully), start (the host's Worker starts only then, not with the others)
+                       e.g. --fault 1:r9:down=30 --fault 2:+60:loss=5 --fault 3:r50:decommission
   --probe MB           before the job, time an MB-megabyte TCP transfer from host 1 to host 0 and record
                        the measured rate in netlab.json (default 0: no probe)
 $(lab_security_help)
@@ -66,6 +68,7 @@ RATES=none
 DELAYS=0ms
 LOSSES=0
 FAULTS=()
+LATE_WORKERS=()
 PROBE_MB=0
 TIME_LIMIT=3600
 LAB_DIR=""
@@ -207,8 +210,15 @@ per_host --loss "$LOSSES" "$LOSS_RE" "0 or 0.5 (percent)"; HOST_LOSS=("${PER_HOS
 
 # --- faults: validated before anything is created -----------------------------------------------------------
 for fault in "${FAULTS[@]}"; do
-  [[ "$fault" =~ ^([0-9]+):(\+[0-9]+|r[0-9]+):(down=[1-9][0-9]*|delay=.+|loss=.+|rate=.+)$ ]] \
-    || die "option --fault expects HOST:+SECONDS|rROUND:down=S|delay=D|loss=P|rate=R, got '$fault'"
+  [[ "$fault" =~ ^([0-9]+):(\+[0-9]+|r[0-9]+):(down=[1-9][0-9]*|delay=.+|loss=.+|rate=.+|decommission|start)$ ]] \
+    || die "option --fault expects HOST:+SECONDS|rROUND:down=S|delay=D|loss=P|rate=R|decommission|start, got '$fault'"
+  if [[ "${BASH_REMATCH[3]}" == decommission || "${BASH_REMATCH[3]}" == start ]]; then
+    (( BASH_REMATCH[1] >= 1 )) || die "option --fault '$fault': host 0 runs no Worker"
+  fi
+  if [[ "${BASH_REMATCH[3]}" == start ]]; then
+    [[ "${BASH_REMATCH[2]}" == +* ]] || die "option --fault '$fault': a Worker starts +SECONDS after the job"
+    LATE_WORKERS+=("${BASH_REMATCH[1]}")
+  fi
   (( BASH_REMATCH[1] <= HOSTS )) || die "option --fault '$fault': host ${BASH_REMATCH[1]} does not exist (0..$HOSTS)"
   case "${BASH_REMATCH[3]}" in
     delay=*) [[ "${BASH_REMATCH[3]#delay=}" =~ $DELAY_RE ]] || die "option --fault '$fault': delay must look like 1ms" ;;
@@ -393,10 +403,26 @@ start_cluster() {
     --port "$MASTER_PORT" --webui-port "$MASTER_UI_PORT" "${DAEMON_SECURITY[@]}"
   local i
   for ((i = 1; i <= HOSTS; i++)); do
-    mkdir -p "$LAB_DIR/work/host-$i"
-    in_host "$i" "worker-$i" "${java[@]}" org.apache.spark.deploy.worker.Worker --host "$(host_address "$i")" \
-      --cores "$CORES" --memory "$MEMORY" --work-dir "$LAB_DIR/work/host-$i" "${DAEMON_SECURITY[@]}" "$MASTER_URL"
+    [[ " ${LATE_WORKERS[*]} " == *" $i "* ]] || start_worker "$i"
   done
+}
+# start_worker HOST: its Worker, which decommissions its executors on SIGPWR (spark.decommission.enabled), as a
+# cluster manager's node notice does; WORKER_PIDS[HOST] is the PID of the command that runs it.
+declare -A WORKER_PIDS=()
+start_worker() {
+  local i="$1" java
+  mapfile -t java < <(daemon_java)
+  mkdir -p "$LAB_DIR/work/host-$i"
+  in_host "$i" "worker-$i" "${java[@]}" -Dspark.decommission.enabled=true \
+    org.apache.spark.deploy.worker.Worker --host "$(host_address "$i")" \
+    --cores "$CORES" --memory "$MEMORY" --work-dir "$LAB_DIR/work/host-$i" "${DAEMON_SECURITY[@]}" "$MASTER_URL"
+  WORKER_PIDS[$i]=$LAST_PID
+}
+# worker_jvm HOST: the Worker's JVM, the last process of the ip netns exec / timeout / env chain in_host starts.
+worker_jvm() {
+  local pid="${WORKER_PIDS[$1]}" child
+  while child="$(pgrep -P "$pid" | head -n 1)" && [[ -n "$child" ]]; do pid="$child"; done
+  printf '%s\n' "$pid"
 }
 
 # The Master's /json/ (asked inside host 0, with bash's own /dev/tcp) until every Worker is ALIVE.
@@ -406,7 +432,7 @@ await_workers() {
     state="$(ip netns exec "$(host_ns 0)" timeout 5 bash -c \
       'exec 3<>"/dev/tcp/$0/$1" && printf "GET /json/ HTTP/1.0\r\n\r\n" >&3 && cat <&3' \
       "$(host_address 0)" "$MASTER_UI_PORT" 2>/dev/null || true)"
-    if [[ "$state" =~ \"aliveworkers\"[[:space:]]*:[[:space:]]*([0-9]+) && "${BASH_REMATCH[1]}" == "$HOSTS" ]]; then
+    if [[ "$state" =~ \"aliveworkers\"[[:space:]]*:[[:space:]]*([0-9]+) && "${BASH_REMATCH[1]}" == "$((HOSTS - ${#LATE_WORKERS[@]}))" ]]; then
       return 0
     fi
     sleep 1
@@ -516,7 +542,7 @@ run_driver() {
     "-Dspark.executorEnv.OMP_NUM_THREADS=1" "-Dspark.executor.memory=$MEMORY" \
     "-Dspark.executor.cores=$CORES" "-Dspark.cores.max=$((HOSTS * CORES))" \
     "-Dspark.scheduler.minRegisteredResourcesRatio=1.0" "-Dspark.scheduler.maxRegisteredResourcesWaitingTime=120s" \
-    "${DRIVER_SECURITY[@]}" "${USER_CONF[@]}" -cp "$CP" "$BITOPK_MAIN_CLASS" "${JOB_ARGS[@]}"
+    "-Dspark.decommission.enabled=true" "${DRIVER_SECURITY[@]}" "${USER_CONF[@]}" -cp "$CP" "$BITOPK_MAIN_CLASS" "${JOB_ARGS[@]}"
   DRIVER_PID=$LAST_PID
 }
 
@@ -539,8 +565,8 @@ sample_tcp() {
 }
 # run_fault SPEC: waits for the fault's moment (while the driver runs), applies it, logs it to faults.tsv.
 run_fault() {
-  [[ "$1" =~ ^([0-9]+):(\+[0-9]+|r[0-9]+):([a-z]+)=(.+)$ ]]
-  local host="${BASH_REMATCH[1]}" when="${BASH_REMATCH[2]}" what="${BASH_REMATCH[3]}" value="${BASH_REMATCH[4]}"
+  [[ "$1" =~ ^([0-9]+):(\+[0-9]+|r[0-9]+):([a-z]+)(=(.+))?$ ]]
+  local host="${BASH_REMATCH[1]}" when="${BASH_REMATCH[2]}" what="${BASH_REMATCH[3]}" value="${BASH_REMATCH[5]}"
   local ns link rounds=0 rate delay loss
   ns="$(host_ns "$host")"; link="$(host_link "$host")"
   while kill -0 "$DRIVER_PID" 2>/dev/null; do
@@ -561,6 +587,12 @@ run_fault() {
       sample_tcp "$host" $((value + 30)) &
       sleep "$value"
       ip -n "$ns" link set "$link" up; log_fault "link up" ;;
+    decommission)
+      kill -PWR "$(worker_jvm "$host")"; log_fault "worker decommissioned (SIGPWR)"
+      return 0 ;;
+    start)
+      start_worker "$host"; log_fault "worker started"
+      return 0 ;;
     delay) delay="$value" ;;
     loss) loss="$value" ;;
     rate) rate="$value" ;;

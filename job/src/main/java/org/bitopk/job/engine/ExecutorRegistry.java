@@ -27,6 +27,11 @@ public final class ExecutorRegistry {
     }
   }
 
+  /** Calls {@code action} with every run this JVM holds state of (the executor hands them over as it stops). */
+  static void forEachRun(java.util.function.BiConsumer<String, RunState> action) {
+    RUNS.forEach(action);
+  }
+
   /** This JVM's replicas of the run (empty if none): lets local-mode tests compare them with the driver. */
   public static List<ReplicaSnapshot> replicas(String runId) {
     RunState state = RUNS.get(runId);

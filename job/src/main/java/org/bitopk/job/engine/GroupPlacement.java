@@ -1,8 +1,11 @@
 package org.bitopk.job.engine;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.spark.SparkContext;
@@ -17,15 +20,78 @@ import scala.collection.JavaConverters;
  * two. Left to itself, Spark puts a task where its first input partition is cached, or on whichever executor asks
  * first, and two groups can settle on one executor for the whole run.
  *
+ * <p>When executors come and go, {@link #rebalanced} gives each group an executor of its own again, moving as few
+ * groups as it can; the placement then names each group's executor ({@code assignment}).
+ *
  * <p>A location is Spark's executor-cache form {@code executor_HOST_ID}, which the scheduler treats as
  * process-local to that executor. Without executors of its own (local mode: tasks run inside the driver) nothing
  * is placed.
+ *
+ * @param executors the executors, in order
+ * @param assignment per group, its executor; empty for group g on executor g mod E
  */
-record GroupPlacement(List<String> executors) {
+record GroupPlacement(List<String> executors, List<String> assignment) {
   private static final long REGISTRATION_WAIT_MILLIS = 10_000;
 
   GroupPlacement {
     executors = List.copyOf(executors);
+    assignment = List.copyOf(assignment);
+  }
+
+  /** Group g on executor g mod E. */
+  GroupPlacement(List<String> executors) {
+    this(executors, List.of());
+  }
+
+  /**
+   * Where the groups go when {@code live} are the executors: every live executor holds ⌊S/E⌋ or ⌈S/E⌉ of the S
+   * groups, and as few groups as possible leave the executor they are on. The executors that keep ⌈S/E⌉ are
+   * those holding the most; each keeps its lowest groups up to its share, the rest and the groups of executors no
+   * longer live go, in group order, to the first executors with room.
+   *
+   * @param current per group, the executor it is on, or null when it is on none of {@code live}
+   */
+  static GroupPlacement rebalanced(List<String> current, List<String> live) {
+    int groups = current.size();
+    int width = live.size();
+    if (width == 0) {
+      throw new IllegalArgumentException("no live executor to place " + groups + " groups on");
+    }
+    Map<String, List<Integer>> held = new LinkedHashMap<>();
+    live.forEach(e -> held.put(e, new ArrayList<>()));
+    for (int g = 0; g < groups; g++) {
+      List<Integer> on = current.get(g) == null ? null : held.get(current.get(g));
+      if (on != null) {
+        on.add(g);
+      }
+    }
+    List<String> byHeld = new ArrayList<>(live);
+    byHeld.sort(Comparator.comparingInt((String e) -> held.get(e).size()).reversed());   // stable: live order
+    Map<String, Integer> share = new LinkedHashMap<>();
+    for (int i = 0; i < width; i++) {
+      share.put(byHeld.get(i), groups / width + (i < groups % width ? 1 : 0));
+    }
+    String[] target = new String[groups];
+    for (String e : live) {
+      List<Integer> on = held.get(e);
+      int kept = Math.min(on.size(), share.get(e));
+      for (int i = 0; i < kept; i++) {
+        target[on.get(i)] = e;
+      }
+      share.merge(e, -kept, Integer::sum);
+    }
+    for (int g = 0; g < groups; g++) {
+      if (target[g] == null) {
+        for (String e : live) {
+          if (share.get(e) > 0) {
+            target[g] = e;
+            share.merge(e, -1, Integer::sum);
+            break;
+          }
+        }
+      }
+    }
+    return new GroupPlacement(live, Arrays.asList(target));
   }
 
   /**
@@ -59,6 +125,9 @@ record GroupPlacement(List<String> executors) {
 
   /** Where group g is to be built, or none when there are no executors to choose from. */
   Option<String> location(int group) {
+    if (!assignment.isEmpty()) {
+      return Option.apply(assignment.get(group));
+    }
     return executors.isEmpty() ? Option.empty() : Option.apply(executors.get(group % executors.size()));
   }
 
@@ -69,6 +138,9 @@ record GroupPlacement(List<String> executors) {
    * locality wait (3 s), and keep it for the run.
    */
   List<List<Integer>> waves(int groups) {
+    if (!assignment.isEmpty()) {
+      return assignedWaves();
+    }
     int width = executors.isEmpty() ? groups : executors.size();
     List<List<Integer>> waves = new ArrayList<>();
     for (int first = 0; first < groups; first += width) {
@@ -77,6 +149,20 @@ record GroupPlacement(List<String> executors) {
         wave.add(g);
       }
       waves.add(wave);
+    }
+    return waves;
+  }
+
+  /** Wave w: the w-th group of each executor, in group order. */
+  private List<List<Integer>> assignedWaves() {
+    Map<String, Integer> seen = new LinkedHashMap<>();
+    List<List<Integer>> waves = new ArrayList<>();
+    for (int g = 0; g < assignment.size(); g++) {
+      int wave = seen.merge(assignment.get(g), 1, Integer::sum) - 1;
+      if (wave == waves.size()) {
+        waves.add(new ArrayList<>());
+      }
+      waves.get(wave).add(g);
     }
     return waves;
   }

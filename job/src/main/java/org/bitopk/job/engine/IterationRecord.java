@@ -14,7 +14,9 @@ import org.bitopk.job.problem.Evaluation;
  * {@code down_bytes} is one broadcast payload; {@code down_bytes_delivered} what reached the receivers: the
  * payload times P, plus a dense snapshot for every replica that reloaded one. {@code down_nnz} counts the
  * coordinates the downlink selected, {@code down_stats} the running statistics sent densely beside them.
- * {@code test_loss} and {@code test_accuracy} are present only on a round after which the test set was evaluated
+ * {@code moved_workers} counts the workers whose groups were placed on another executor before the round
+ * ({@link ElasticGroups}), {@code moved_bytes} the bytes of the states that went with them, {@code time_move_ms}
+ * the time it took (part of the round's total). {@code test_loss} and {@code test_accuracy} are present only on a round after which the test set was evaluated
  * inside an epoch ({@link EvaluationCadence}): of the model after the round's update, x_{t+1}.
  */
 @JsonPropertyOrder(alphabetic = false)
@@ -46,6 +48,9 @@ public record IterationRecord(
     @JsonProperty("lost_residuals") int lostResiduals,
     @JsonProperty("replica_resyncs") int replicaResyncs,
     @JsonProperty("rolled_back") int rolledBack,
+    @JsonProperty("moved_workers") int movedWorkers,
+    @JsonProperty("moved_bytes") long movedBytes,
+    @JsonProperty("time_move_ms") double timeMoveMs,
     @JsonProperty("time_gradient_ms") double timeGradientMs,
     @JsonProperty("time_compress_ms") double timeCompressMs,
     @JsonProperty("time_catchup_ms") double timeCatchupMs,
@@ -62,13 +67,14 @@ public record IterationRecord(
 
   /** The record of round t from its parts. */
   static IterationRecord of(String runId, RunPlan plan, int t, double lr, RoundStatistics workers,
-      ServerAggregator.Round server, RunCounters round, Double gap, Times times,
+      ServerAggregator.Round server, RunCounters round, Double gap, ElasticGroups.Move move, Times times,
       Optional<Evaluation> evaluation) {
     return new IterationRecord(runId, plan.mode(), plan.workers(), plan.tasks(), t, t / plan.roundsPerEpoch() + 1,
         workers.meanLoss(), lr, workers.upBytes(), round.downBytes(), round.downDeliveredBytes(), server.upNnz(),
         server.downNnz(), server.statistics(), server.aggregateNnz(), plan.uplink().targetK(),
         workers.meanAchievedK(), server.downTargetK(), server.downAchievedK(), workers.deltaUp(), server.deltaDown(),
         server.xi(), gap, workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack(),
+        move.workers(), move.bytes(), move.millis(),
         workers.gradientMs(), workers.compressMs(), workers.catchUpMs(), times.jobMs(), workers.taskPathMs(),
         times.aggregateMs(), times.broadcastMs(), times.totalMs(),
         evaluation.map(Evaluation::loss).orElse(null),

@@ -33,6 +33,11 @@ final class RunState {
     return workers.get(workerId);
   }
 
+  /** The workers this executor holds a state of, in id order. */
+  List<Integer> workerIds() {
+    return workers.keySet().stream().sorted().toList();
+  }
+
   void forgetWorker(int workerId) {
     workers.remove(workerId);
   }

@@ -7,6 +7,7 @@ package org.bitopk.job.engine;
  * @param denseUpBytes what dense SGD would have sent up in as many rounds (P·4d per round)
  * @param denseDownBytes what dense SGD would have broadcast (4d per round, one payload)
  * @param pace the rounds' times: median, and how soon the run reached it
+ * @param movedWorkers workers placed on another executor during the run, their state moved with them
  */
 public record RunSummary(
     String runId,
@@ -25,7 +26,8 @@ public record RunSummary(
     RunCounters counters,
     long denseUpBytes,
     long denseDownBytes,
-    SteadyPace pace) {
+    SteadyPace pace,
+    long movedWorkers) {
 
   public double medianIterationMs() {
     return pace.steadyPaceMs();

@@ -11,7 +11,6 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.problem.Evaluation;
 import org.bitopk.job.problem.ObjectiveFactory;
 import org.bitopk.job.problem.TrainingProblem;
-import scala.reflect.ClassTag$;
 
 /**
  * The driver loop (the parameter server). Each round t ({@link #round}): one Spark job over the S worker groups
@@ -49,7 +48,10 @@ public final class Trainer<S> {
   private FaultInjector faults = FaultInjector.NONE;
 
   private ObjectiveFactory<S> factory;
-  private JavaRDD<S> groups;
+  /** The worker groups' RDD, placed again when executors come and go. */
+  private ElasticGroups<S> elastic;
+  /** Workers whose state moved to another executor so far. */
+  private long movedWorkers;
   private float[] master;
   private ServerAggregator server;
   private int iteration;
@@ -120,14 +122,14 @@ public final class Trainer<S> {
     faults = injectedFaults.orElseGet(() -> FaultInjector.of(sc.getConf()));
     factory = problem.objectiveFactory();
     int t0 = start(factory.dimension());
-    groups = WorkerGroups.group(problem.shards(), plan.tasks(), GroupPlacement.ofRegisteredExecutors(sc.sc()));
+    elastic = new ElasticGroups<>(problem.shards(), plan.tasks(), runId, factory, plan.uplink());
     long started = System.nanoTime();
     long total = plan.totalRounds();
     Progress progress = new Progress(t0, total);
     try (DownlinkWindow window = new DownlinkWindow(sc, plan.updateWindow(), plan.snapshotEvery())) {
       window.start(t0, master, resume == null ? ReplicaStart.builtOnExecutors(master) : ReplicaStart.SNAPSHOT);
       if (resume != null) {
-        WorkerMemories.restore(sc, groups, runId, factory, plan.uplink(), resume.workers(), t0);
+        WorkerMemories.restore(sc, elastic.rdd(), runId, factory, plan.uplink(), resume.workers(), t0);
       }
       DriverView view = new DriverView();
       for (RunListener l : listeners) {
@@ -170,9 +172,7 @@ public final class Trainer<S> {
       return summary;
     } finally {
       forgetExecutorState();
-      if (groups != problem.shards()) {
-        groups.unpersist(false);
-      }
+      elastic.release();
     }
   }
 
@@ -224,11 +224,13 @@ public final class Trainer<S> {
    */
   private IterationRecord round(int t, DownlinkWindow window) {
     long start = System.nanoTime();
+    ElasticGroups.Move move = elastic.beforeRound(t, acceptedTokens, holders);
+    movedWorkers += move.workers();
     double lr = plan.learningRate(t / plan.roundsPerEpoch());
     RoundSettings settings = settings(t, lr);
     WorkerTask<S> task = task(settings, window.view(t));
     long jobStart = System.nanoTime();
-    List<WorkerReport> reports = job(task, t, lr);
+    List<WorkerReport> reports = RoundJob.run(elastic.rdd(), task, plan, t, lr);
     long jobEnd = System.nanoTime();
     inspect(t, settings, reports);
     Double gap = problem.optimalityGap(server.centralModel(master));   // at x_t
@@ -241,7 +243,7 @@ public final class Trainer<S> {
     // after the round's clock: an evaluation is no part of the round's time
     Optional<Evaluation> evaluation = plan.evaluatesWithinEpochAfter(t)
         ? Optional.of(problem.evaluate(server.centralModel(master))) : Optional.empty();
-    return record(t, lr, reports, aggregate, gap, new IterationRecord.Times((jobEnd - jobStart) / 1e6,
+    return record(t, lr, reports, aggregate, gap, move, new IterationRecord.Times((jobEnd - jobStart) / 1e6,
         (aggregated - jobEnd) / 1e6, (published - aggregated) / 1e6, (published - start) / 1e6), evaluation);
   }
 
@@ -288,7 +290,7 @@ public final class Trainer<S> {
 
   /** The round's record, its counters added to the run's. */
   private IterationRecord record(int t, double lr, List<WorkerReport> reports, ServerAggregator.Round aggregate,
-      Double gap, IterationRecord.Times times, Optional<Evaluation> evaluation) {
+      Double gap, ElasticGroups.Move move, IterationRecord.Times times, Optional<Evaluation> evaluation) {
     RoundStatistics workers = RoundStatistics.of(reports, plan.tasks(), sc.defaultParallelism());
     if (workers.rejectedStarts() > 0) {
       LOG.warn("round {}: {} new replica(s) built an x_0 whose checksum is not the driver's (another model file or "
@@ -300,7 +302,7 @@ public final class Trainer<S> {
         payload * plan.workers() + (long) workers.replicaResyncs() * Float.BYTES * master.length,
         workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack());
     counters = counters.plus(round);
-    return IterationRecord.of(runId, plan, t, lr, workers, aggregate, round, gap, times, evaluation);
+    return IterationRecord.of(runId, plan, t, lr, workers, aggregate, round, gap, move, times, evaluation);
   }
 
   /** Hands round t's accepted c_i to the capture. */
@@ -321,39 +323,6 @@ public final class Trainer<S> {
       alive.add(info.host() + ":" + info.port());
     }
     return alive;
-  }
-
-  /** The round's Spark job: one report per worker, in worker order, all of round t. */
-  private List<WorkerReport> job(WorkerTask<S> task, int t, double lr) {
-    List<WorkerReport> reports;
-    try {
-      reports = new ArrayList<>();
-      for (Object partition : (Object[]) groups.context().runJob(groups.rdd(), new RoundJobFunction<>(task),
-          ClassTag$.MODULE$.apply(List.class))) {
-        @SuppressWarnings("unchecked")
-        List<WorkerReport> partitionReports = (List<WorkerReport>) partition;
-        reports.addAll(partitionReports);
-      }
-    } catch (Exception failure) {   // Spark throws SparkException, checked in Java's eyes, undeclared
-      String diverged = Divergence.find(failure);
-      if (diverged == null) {
-        throw failure;
-      }
-      throw new TrainingDivergedException("training diverged: " + diverged + " (lr " + lr
-          + "); no model is written; lower --lr" + plan.divergenceAdvice(), failure);
-    }
-    reports.sort(Comparator.comparingInt(WorkerReport::workerId));
-    if (reports.size() != plan.workers()) {
-      throw new IllegalStateException("round " + t + ": " + reports.size() + " worker reports for "
-          + plan.workers() + " workers");
-    }
-    for (int i = 0; i < reports.size(); i++) {
-      if (reports.get(i).workerId != i || reports.get(i).iteration != t) {
-        throw new IllegalStateException("round " + t + ": unexpected report of worker "
-            + reports.get(i).workerId + " for round " + reports.get(i).iteration);
-      }
-    }
-    return reports;
   }
 
   /** Closes the epoch that round t ends (or the run's last, partial one), evaluating when due. */
@@ -382,7 +351,7 @@ public final class Trainer<S> {
         progress.epochsDone, seconds, progress.lastTrainLoss, last == null ? null : last.loss(),
         last == null ? null : last.accuracy(), finalGap != null ? finalGap : progress.lastGap, counters,
         total * plan.workers() * 4L * d, total * 4L * d,
-        SteadyPace.of(progress.iterationMs, progress.roundsRun));
+        SteadyPace.of(progress.iterationMs, progress.roundsRun), movedWorkers);
   }
 
   private void verifyReplicas(int t, List<WorkerReport> reports) {
@@ -398,8 +367,9 @@ public final class Trainer<S> {
 
   private void forgetExecutorState() {
     String id = runId;
+    StateHandover.forget(id);
     try {
-      groups.foreachPartition(ignored -> ExecutorRegistry.forget(id));
+      elastic.rdd().foreachPartition(ignored -> ExecutorRegistry.forget(id));
     } catch (RuntimeException e) {
       // The context may be shutting down after a failure; the state dies with the executors then.
     }
@@ -462,7 +432,7 @@ public final class Trainer<S> {
 
     @Override
     public ResumePoint resumePoint() {
-      List<WorkerMemory> workers = WorkerMemories.collect(groups, runId, factory, plan.workers(), iteration,
+      List<WorkerMemory> workers = WorkerMemories.collect(elastic.rdd(), runId, factory, plan.workers(), iteration,
           acceptedTokens.clone());
       return new ResumePoint(iteration, plan.seed(), master.clone(), server.residual(), server.compressorState(),
           workers, counters, epochLossSum, epochRounds, server.estimate());

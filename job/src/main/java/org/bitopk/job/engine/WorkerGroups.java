@@ -47,6 +47,15 @@ final class WorkerGroups {
     if (groups == workers && shards.getStorageLevel().useMemory()) {
       return shards;
     }
+    return regroup(shards, groups, placement);
+  }
+
+  /**
+   * The grouped, cached RDD built where {@code placement} says, even of shards already cached one per worker:
+   * how the groups move to other executors ({@link ElasticGroups}).
+   */
+  static <S> JavaRDD<S> regroup(JavaRDD<S> shards, int groups, GroupPlacement placement) {
+    int workers = shards.getNumPartitions();
     RDD<S> grouped = shards.rdd().coalesce(groups, false,
         scala.Option.apply(new Contiguous(placement)), null);
     JavaRDD<S> rdd = new JavaRDD<>(grouped, shards.classTag())

@@ -7,7 +7,11 @@ import java.util.List;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.TaskContext;
 import org.bitopk.job.problem.ObjectiveFactory;
+import scala.collection.JavaConverters;
+import scala.reflect.ClassTag$;
+import scala.runtime.AbstractFunction2;
 
 /**
  * Moves the workers' executor-side memories (residuals, momentum, compressor state) to the driver for a
@@ -30,12 +34,7 @@ final class WorkerMemories {
       while (it.hasNext()) {
         int worker = factory.workerId(it.next());
         synchronized (run.lock(worker)) {
-          WorkerState state = run.worker(worker);
-          boolean current = state != null && state.round() == doneRounds - 1
-              && state.token() == acceptedTokens[worker];
-          out.add(current
-              ? new WorkerMemory(worker, state.memory.memory(), state.velocity(), state.compressor.saveState())
-              : WorkerMemory.notCollected(worker));
+          out.add(current(run, worker, doneRounds, acceptedTokens));
         }
       }
       return out.iterator();
@@ -45,6 +44,19 @@ final class WorkerMemories {
       throw new IllegalStateException("collected " + found.size() + " worker memories for " + workers + " workers");
     }
     return found;
+  }
+
+  /**
+   * The worker's memory if its state here is current after {@code doneRounds} rounds (its last round
+   * doneRounds − 1, taken by the attempt the driver used), else {@link WorkerMemory#notCollected}; the caller
+   * holds the worker's lock.
+   */
+  private static WorkerMemory current(RunState run, int worker, int doneRounds, long[] acceptedTokens) {
+    WorkerState state = run.worker(worker);
+    boolean current = state != null && state.round() == doneRounds - 1 && state.token() == acceptedTokens[worker];
+    return current
+        ? new WorkerMemory(worker, state.memory.memory(), state.velocity(), state.compressor.saveState())
+        : WorkerMemory.notCollected(worker);
   }
 
   /**
@@ -73,6 +85,103 @@ final class WorkerMemories {
       });
     } finally {
       broadcast.destroy();
+    }
+  }
+
+  /**
+   * The current memories of the workers of groups {@code partitions} (a job of those groups' tasks alone, run
+   * where their blocks are): what a re-placement moves. A worker without a current state is
+   * {@link WorkerMemory#notCollected}.
+   */
+  static <S> List<WorkerMemory> collectGroups(JavaRDD<S> groups, List<Integer> partitions, String runId,
+      ObjectiveFactory<S> factory, int doneRounds, long[] acceptedTokens) {
+    List<WorkerMemory> found = new ArrayList<>();
+    Object[] results = (Object[]) groups.context().runJob(groups.rdd(),
+        new CollectGroup<S>(runId, factory, doneRounds, acceptedTokens),
+        JavaConverters.asScalaBuffer(new ArrayList<Object>(partitions)).toSeq(), ClassTag$.MODULE$.apply(List.class));
+    for (Object partition : results) {
+      @SuppressWarnings("unchecked")
+      List<WorkerMemory> memories = (List<WorkerMemory>) partition;
+      found.addAll(memories);
+    }
+    found.sort(Comparator.comparingInt(WorkerMemory::worker));
+    return found;
+  }
+
+  /**
+   * Installs {@code memories} (of the workers of group {@code partition}) on the executor that holds the group's
+   * block, as the state before round {@code firstRound}; the task carries them, no other group's.
+   */
+  static <S> void restoreGroup(JavaRDD<S> groups, int partition, String runId, ObjectiveFactory<S> factory,
+      UplinkSettings uplink, List<WorkerMemory> memories, int firstRound) {
+    groups.context().runJob(groups.rdd(), new RestoreGroup<S>(runId, factory, uplink, memories, firstRound),
+        JavaConverters.asScalaBuffer(List.<Object>of(partition)).toSeq(), ClassTag$.MODULE$.apply(Integer.class));
+  }
+
+  /** A group's task of {@link #collectGroups}. A named class: no closure to clean. */
+  private static final class CollectGroup<S>
+      extends AbstractFunction2<TaskContext, scala.collection.Iterator<S>, List<WorkerMemory>>
+      implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+    private final String runId;
+    private final ObjectiveFactory<S> factory;
+    private final int doneRounds;
+    private final long[] acceptedTokens;
+
+    CollectGroup(String runId, ObjectiveFactory<S> factory, int doneRounds, long[] acceptedTokens) {
+      this.runId = runId;
+      this.factory = factory;
+      this.doneRounds = doneRounds;
+      this.acceptedTokens = acceptedTokens.clone();
+    }
+
+    @Override
+    public List<WorkerMemory> apply(TaskContext context, scala.collection.Iterator<S> shards) {
+      List<WorkerMemory> out = new ArrayList<>();
+      RunState run = ExecutorRegistry.run(runId);
+      while (shards.hasNext()) {
+        int worker = factory.workerId(shards.next());
+        synchronized (run.lock(worker)) {
+          out.add(current(run, worker, doneRounds, acceptedTokens));
+          run.forgetWorker(worker);   // the worker leaves this executor
+        }
+      }
+      return out;
+    }
+  }
+
+  /** A group's task of {@link #restoreGroup}. */
+  private static final class RestoreGroup<S>
+      extends AbstractFunction2<TaskContext, scala.collection.Iterator<S>, Integer> implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+    private final String runId;
+    private final ObjectiveFactory<S> factory;
+    private final UplinkSettings uplink;
+    private final List<WorkerMemory> memories;
+    private final int firstRound;
+
+    RestoreGroup(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, List<WorkerMemory> memories,
+        int firstRound) {
+      this.runId = runId;
+      this.factory = factory;
+      this.uplink = uplink;
+      this.memories = new ArrayList<>(memories);
+      this.firstRound = firstRound;
+    }
+
+    @Override
+    public Integer apply(TaskContext context, scala.collection.Iterator<S> shards) {
+      RunState run = ExecutorRegistry.run(runId);
+      int dimension = factory.dimension();
+      int installed = 0;
+      for (WorkerMemory memory : memories) {
+        synchronized (run.lock(memory.worker())) {
+          run.forgetWorker(memory.worker());
+          run.putWorker(memory.worker(), WorkerState.restored(uplink, dimension, firstRound, memory));
+          installed++;
+        }
+      }
+      return installed;
     }
   }
 }

@@ -66,6 +66,9 @@ public final class SummaryText {
     row(b, "delivered", bytes(s.counters().downDeliveredBytes(), s.denseDownBytes() * s.workers())
         + " to " + s.workers() + " workers");
     row(b, "lost residuals", Long.toString(s.lostResiduals()));
+    if (s.movedWorkers() > 0) {
+      row(b, "moved workers", s.movedWorkers() + " (to other executors, with their state, as executors came and went)");
+    }
     if (s.counters().rolledBackSteps() > 0) {
       row(b, "redone steps", s.counters().rolledBackSteps() + " (task attempts retried after taking their step)");
     }

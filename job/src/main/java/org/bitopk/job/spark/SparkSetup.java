@@ -5,6 +5,7 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.BadInputException;
 import org.bitopk.job.engine.AggregationThreads;
+import org.bitopk.job.engine.StateHandover;
 import scala.Tuple2;
 
 /** The Spark configuration the job runs with. */
@@ -56,8 +57,21 @@ public final class SparkSetup {
       declareSilentExecutorsLost(conf);
       giveUpOnSilentBlockFetches(conf);
     }
+    handOverStatesOnDecommission(conf);
     checkAggregationThreads(conf);
     return conf;
+  }
+
+  /**
+   * Adds {@link StateHandover} to the user's spark.plugins: an executor that stops (decommissioned) hands its
+   * workers' states to the driver, which moves them with the workers.
+   */
+  static void handOverStatesOnDecommission(SparkConf conf) {
+    String plugin = StateHandover.class.getName();
+    String listed = conf.get(StateHandover.SETTING, "").trim();
+    if (!java.util.Arrays.asList(listed.split("\\s*,\\s*")).contains(plugin)) {
+      conf.set(StateHandover.SETTING, listed.isEmpty() ? plugin : listed + "," + plugin);
+    }
   }
 
   /** The driver's aggregation threads, if set, checked before Spark starts (read again by the driver loop). */

@@ -140,12 +140,7 @@ class ClusterFaultsTest {
     assertEquals(0, StandaloneCluster.await(resumed, RUN_TIMEOUT, resumeLog), () -> diagnostics(cluster, resumeLog));
     assertTrue(Files.exists(out.resolve("_SUCCESS")));
 
-    float[] expected = parameters(reference.resolve("model.zip"));
-    float[] actual = parameters(out.resolve("model.zip"));
-    assertEquals(expected.length, actual.length);
-    for (int j = 0; j < expected.length; j++) {
-      assertEquals(Float.floatToRawIntBits(expected[j]), Float.floatToRawIntBits(actual[j]), "parameter " + j);
-    }
+    assertSameModel(reference, out);
     List<JsonNode> a = ClusterJob.iterations(reference);
     List<JsonNode> b = ClusterJob.iterations(out);
     assertEquals(ITERATIONS, b.size(), "every round exactly once in the resumed run's metrics");
@@ -188,11 +183,7 @@ class ClusterFaultsTest {
     assertTrue(driverLog.matches("(?s).*Lost task \\d+\\.[1-9]\\d* in stage [\\d.]+ [^\n]*TaskKilled "
         + "\\((another attempt succeeded|Stage finished)\\).*"),
         "no speculative attempt was launched:\n" + StandaloneCluster.tail(log, 40));
-    float[] expected = parameters(reference.resolve("model.zip"));
-    float[] actual = parameters(out.resolve("model.zip"));
-    for (int j = 0; j < expected.length; j++) {
-      assertEquals(Float.floatToRawIntBits(expected[j]), Float.floatToRawIntBits(actual[j]), "parameter " + j);
-    }
+    assertSameModel(reference, out);
     List<JsonNode> iterations = ClusterJob.iterations(out);
     assertEquals(ITERATIONS, iterations.size());
     assertEquals(0, iterations.stream().mapToLong(it -> it.path("lost_residuals").asLong()).sum());
@@ -242,6 +233,50 @@ class ClusterFaultsTest {
     }
   }
 
+  /**
+   * Graceful decommission, and the executor that comes back: the executor of the second Worker gets SIGPWR (as
+   * the standalone Worker passes a node's notice on) while it runs the slow round 75 of worker 1; it finishes the
+   * round, hands worker 1's state to the driver as it stops, and worker 1 moves to the first executor with it.
+   * The Worker starts a new executor, which registers while rounds 110 to 149 are slowed (0.8 s each: shorter
+   * than the locality wait, so the first executor's queued task waits for it rather than running on the new
+   * executor without its state); the next round moves one group back to it, its state taken from the first
+   * executor. No residual is lost and the model is the undisturbed run's bit for bit.
+   */
+  @Test
+  @Order(6)
+  void decommissionedExecutorHandsItsWorkersOverAndTheReturningOneTakesThemBack(StandaloneCluster cluster)
+      throws Exception {
+    assertNotNull(reference, "needs the undisturbed run");
+    Path out = runs.resolve("decommission");
+    Path log = runs.resolve("decommission.log");
+    Process driver = ClusterJob.submit(cluster, jobArgs(out), java.util.Map.of("spark.decommission.enabled", "true",
+        FaultInjector.SETTING, InjectedFaults.SlowWorker.class.getName() + ":75:1:4000,110-149:0:800"), log);
+    awaitCheckpoint(out, STRIKE_AFTER, driver, log);
+    while (ClusterJob.iterations(out).size() < 75) {   // then round 75 sleeps on the second executor
+      assertTrue(driver.isAlive(), () -> StandaloneCluster.tail(log, 60));
+      Thread.sleep(20);
+    }
+    long pid = cluster.executors(1).get(0).pid();
+    assertEquals(0, new ProcessBuilder("kill", "-PWR", Long.toString(pid)).start().waitFor());
+    assertEquals(0, StandaloneCluster.await(driver, RUN_TIMEOUT, log), () -> diagnostics(cluster, log));
+
+    assertSameModel(reference, out);
+    List<JsonNode> iterations = ClusterJob.iterations(out);
+    assertEquals(ITERATIONS, iterations.size());
+    assertEquals(0, iterations.stream().mapToLong(it -> it.path("lost_residuals").asLong()).sum());
+    List<Long> moves = iterations.stream().filter(it -> it.path("moved_workers").asInt() > 0)
+        .map(it -> it.path("iteration").asLong()).toList();
+    assertEquals(2, moves.size(), "a move away and a move back: " + moves + "\n" + StandaloneCluster.tail(log, 40));
+    assertTrue(moves.get(0) > 74 && moves.get(0) < 110 && moves.get(1) > 110, "moved before rounds " + moves);
+    for (long t : moves) {
+      JsonNode it = iterations.get((int) t);
+      assertEquals(1, it.path("moved_workers").asInt(), it.toString());
+      assertTrue(it.path("moved_bytes").asLong() >= 4L * parameters(out.resolve("model.zip")).length,
+          "a residual moved: " + it);
+    }
+    assertTrue(Files.readString(out.resolve("summary.txt")).matches("(?s).*moved workers\\s+2\\b.*"));
+  }
+
   /** Waits for the checkpoint of round {@code round} (or a later one) in run directory {@code out}. */
   static void awaitCheckpoint(Path out, int round, Process driver, Path log) throws Exception {
     long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
@@ -258,6 +293,16 @@ class ClusterFaultsTest {
       assertTrue(driver.isAlive(), () -> "the run ended before round " + round + ":\n" + StandaloneCluster.tail(log, 60));
       assertTrue(System.nanoTime() < deadline, "no checkpoint of round " + round + " in time");
       Thread.sleep(20);
+    }
+  }
+
+  /** The two runs' models hold the same parameters, bit for bit. */
+  static void assertSameModel(Path expectedRun, Path actualRun) throws IOException {
+    float[] expected = parameters(expectedRun.resolve("model.zip"));
+    float[] actual = parameters(actualRun.resolve("model.zip"));
+    assertEquals(expected.length, actual.length);
+    for (int j = 0; j < expected.length; j++) {
+      assertEquals(Float.floatToRawIntBits(expected[j]), Float.floatToRawIntBits(actual[j]), "parameter " + j);
     }
   }
 

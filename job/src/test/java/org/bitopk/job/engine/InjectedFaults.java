@@ -29,27 +29,33 @@ public final class InjectedFaults {
 
   /** Attempt 0 of worker {@code WORKER} in round {@code ROUND} sleeps {@code MILLIS} after its step. */
   public static final class SlowWorker implements FaultInjector {
-    private static final long serialVersionUID = 1L;
-    private final int round;
-    private final int worker;
-    private final long millis;
+    private static final long serialVersionUID = 2L;
+    /** Per slow stretch: first round, last round, worker, milliseconds. */
+    private final long[][] slow;
 
-    /** @param roundWorkerMillis "ROUND:WORKER:MILLIS" */
+    /**
+     * @param roundWorkerMillis "ROUND:WORKER:MILLIS" or "FIRST-LAST:WORKER:MILLIS" (each of those rounds), or
+     *     several separated by commas
+     */
     public SlowWorker(String roundWorkerMillis) {
-      String[] parts = roundWorkerMillis.split(":");
-      this.round = Integer.parseInt(parts[0]);
-      this.worker = Integer.parseInt(parts[1]);
-      this.millis = Long.parseLong(parts[2]);
+      this.slow = java.util.Arrays.stream(roundWorkerMillis.split(",")).map(one -> {
+        String[] parts = one.split(":");
+        String[] rounds = parts[0].split("-");
+        return new long[] {Long.parseLong(rounds[0]), Long.parseLong(rounds[rounds.length - 1]),
+            Long.parseLong(parts[1]), Long.parseLong(parts[2])};
+      }).toArray(long[][]::new);
     }
 
     @Override
     public void afterStep(int round, int worker, int attempt) {
-      if (round == this.round && worker == this.worker && attempt == 0) {
-        try {
-          Thread.sleep(millis);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException("slow attempt interrupted", e);
+      for (long[] s : slow) {
+        if (round >= s[0] && round <= s[1] && worker == s[2] && attempt == 0) {
+          try {
+            Thread.sleep(s[3]);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("slow attempt interrupted", e);
+          }
         }
       }
     }

@@ -117,4 +117,18 @@ class SparkSetupTest {
       System.clearProperty(AggregationThreads.KEY);
     }
   }
+
+  /** The state handover plugin joins the user's plugins, through Spark's own entry, once. */
+  @Test
+  void theStateHandoverPluginIsAddedToTheUsersPlugins() {
+    String handover = org.bitopk.job.engine.StateHandover.class.getName();
+    SparkConf none = new SparkConf(false);
+    SparkSetup.handOverStatesOnDecommission(none);
+    assertEquals(java.util.List.of(handover), scala.collection.JavaConverters.seqAsJavaList(
+        none.get(package$.MODULE$.PLUGINS())));
+    SparkConf users = new SparkConf(false).set("spark.plugins", "com.example.Profiler");
+    SparkSetup.handOverStatesOnDecommission(users);
+    SparkSetup.handOverStatesOnDecommission(users);
+    assertEquals("com.example.Profiler," + handover, users.get("spark.plugins"));
+  }
 }
