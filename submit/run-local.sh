@@ -41,5 +41,55 @@ fi
 # Spark runs one task per core; ND4J's own OpenMP threads would oversubscribe them.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
+CLASS_PATH="$CLASSES:$(cat "$CP_FILE")"
+
+# Application class-data sharing (JDK 17's dynamic AppCDS; job/docs/cold-start.md): the first training run after a
+# build records the classes it loaded in an archive as it exits (-XX:ArchiveClassesAtExit), and later runs map them
+# from it instead of reading, parsing and verifying them again. CDS takes classes from jars only, so the class
+# directories of the path are packed into jars beside the archive; a new build replaces both. BITOPK_CDS=off runs
+# without it; BITOPK_CDS_DIR puts it elsewhere (default: the module's target/cds).
+CDS_OPTS=()
+training_run() {
+  local arg
+  case "${1:-}" in ''|train|--*) ;; *) return 1 ;; esac
+  for arg in "$@"; do
+    case "$arg" in -h|--help|--version) return 1 ;; esac
+  done
+}
+if [ "${BITOPK_CDS:-on}" != off ] && command -v jar >/dev/null; then
+  CDS_DIR="${BITOPK_CDS_DIR:-$ROOT/$MODULE/$TARGET/cds}"
+  ARCHIVE="$CDS_DIR/classes.jsa"
+  IFS=: read -r -a ENTRIES <<<"$CLASS_PATH"
+  DIRS=()
+  for entry in "${ENTRIES[@]}"; do
+    [ ! -d "$entry" ] || DIRS+=("$entry")
+  done
+  mkdir -p "$CDS_DIR"
+  if [ ! -f "$CDS_DIR/jars.stamp" ] || [ "$CP_FILE" -nt "$CDS_DIR/jars.stamp" ] \
+      || { [ ${#DIRS[@]} -gt 0 ] && [ -n "$(find "${DIRS[@]}" -newer "$CDS_DIR/jars.stamp" | head -1)" ]; }; then
+    rm -f "$CDS_DIR"/*.jar "$ARCHIVE" "$CDS_DIR/jars.stamp"
+    touch "$CDS_DIR/jars.stamp.new"
+    for i in "${!DIRS[@]}"; do
+      jar --create --file "$CDS_DIR/classes-$i.jar" -C "${DIRS[$i]}" . >&2
+    done
+    mv "$CDS_DIR/jars.stamp.new" "$CDS_DIR/jars.stamp"
+  fi
+  for i in "${!ENTRIES[@]}"; do
+    for j in "${!DIRS[@]}"; do
+      [ "${ENTRIES[$i]}" != "${DIRS[$j]}" ] || ENTRIES[$i]="$CDS_DIR/classes-$j.jar"
+    done
+  done
+  CLASS_PATH="$(IFS=:; echo "${ENTRIES[*]}")"
+  # The JVM's CDS messages (an archive of another class path is ignored, a class it cannot archive is skipped) would
+  # mix with the job's output: they go to a file beside the archive.
+  CDS_OPTS=(-Xlog:cds*=off -Xlog:class+path=off
+            "-Xlog:cds*=warning,class+path=warning:file=$CDS_DIR/cds.log::filecount=0")
+  if [ -s "$ARCHIVE" ]; then
+    CDS_OPTS+=("-XX:SharedArchiveFile=$ARCHIVE")
+  elif training_run "$@"; then
+    CDS_OPTS+=("-XX:ArchiveClassesAtExit=$ARCHIVE")
+  fi
+fi
+
 # shellcheck disable=SC2086
-exec java ${JAVA_OPTS:-} $SPARK_OPENS -cp "$CLASSES:$(cat "$CP_FILE")" org.bitopk.cli.Main "$@"
+exec java "${CDS_OPTS[@]}" ${JAVA_OPTS:-} $SPARK_OPENS -cp "$CLASS_PATH" org.bitopk.cli.Main "$@"

@@ -122,6 +122,8 @@ class SparkOpensTest {
         .redirectError(tmp.resolve("stderr").toFile());
     builder.environment().clear();
     builder.environment().put("PATH", bin + ":/usr/bin:/bin");
+    // The class-data archive's options would come first (ClassDataSharingTest): this test is about the list.
+    builder.environment().put("BITOPK_CDS", "off");
     Process process = builder.start();
     assertTrue(process.waitFor(30, TimeUnit.SECONDS), "run-local.sh hung");
     assertEquals(expectedExit, process.exitValue(), Files.readString(tmp.resolve("stderr")));
