@@ -40,6 +40,16 @@ final class ElasticGroups<S> {
   private final LiveExecutors executors;
   private GroupPlacement placement;
   private JavaRDD<S> rdd;
+  /** The round about to run or running: an executor's registration is logged with it. */
+  private volatile int round;
+  /** Logs each executor's registration with the round then running: rounds until it works = move's round − it. */
+  private final org.apache.spark.scheduler.SparkListener registrations = new org.apache.spark.scheduler.SparkListener() {
+    @Override
+    public void onExecutorAdded(org.apache.spark.scheduler.SparkListenerExecutorAdded added) {
+      LOG.info("executor {} on {} registered during round {}", added.executorId(), added.executorInfo().executorHost(),
+          round);
+    }
+  };
 
   ElasticGroups(JavaRDD<S> shards, int groups, String runId, ObjectiveFactory<S> factory, UplinkSettings uplink) {
     this.shards = shards;
@@ -50,6 +60,7 @@ final class ElasticGroups<S> {
     this.executors = new LiveExecutors(shards.context());
     this.placement = GroupPlacement.ofRegisteredExecutors(shards.context());
     this.rdd = WorkerGroups.group(shards, groups, placement);
+    shards.context().addSparkListener(registrations);
   }
 
   JavaRDD<S> rdd() {
@@ -63,6 +74,7 @@ final class ElasticGroups<S> {
    * @param holders per worker, the block manager address of the executor that ran its accepted attempt, or null
    */
   Move beforeRound(int t, long[] acceptedTokens, String[] holders) {
+    round = t;
     if (shards.context().isLocal()) {
       return Move.NONE;
     }
@@ -203,6 +215,7 @@ final class ElasticGroups<S> {
 
   /** Drops the grouped RDD (not the problem's own shards). */
   void release() {
+    shards.context().removeSparkListener(registrations);
     if (rdd != shards) {
       rdd.unpersist(false);
     }
