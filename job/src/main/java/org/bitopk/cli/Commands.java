@@ -71,7 +71,7 @@ final class Commands {
       System.arraycopy(args, 0, effective, 1, args.length);
     }
     CommandLine root = new CommandLine(new Root());
-    CommandLine trainCli = new CommandLine(new TrainCommand(existing));
+    CommandLine trainCli = new CommandLine(existing == null ? new TrainCommand() : new TrainCommand(existing));
     // An instance, not a bundle name: under spark-submit picocli's class loader cannot see the application's classes.
     trainCli.setResourceBundle(new HelpTexts());
     root.addSubcommand("train", trainCli);

@@ -49,16 +49,17 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
   private static final DateTimeFormatter LOG_STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
-  private final JavaSparkContext provided;
+  /** The context a test or an embedding application runs it on; without one, the command starts its own. */
+  private final Optional<JavaSparkContext> provided;
 
   /** For the CLI: starts its own SparkContext. */
   public TrainCommand() {
-    this(null);
+    this.provided = Optional.empty();
   }
 
   /** For tests and embedding: runs on an existing context, which it leaves running. */
   public TrainCommand(JavaSparkContext existing) {
-    this.provided = existing;
+    this.provided = Optional.of(existing);
   }
 
   @Override
@@ -66,7 +67,7 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
     TrainingConfig cfg;
     try {
       // a model file is read before Spark starts: with the context's Hadoop settings, or those Spark would load
-      cfg = toConfig(provided != null ? provided.hadoopConfiguration() : SparkSetup.hadoopConfiguration());
+      cfg = toConfig(provided.map(JavaSparkContext::hadoopConfiguration).orElseGet(SparkSetup::hadoopConfiguration));
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
     }
@@ -75,16 +76,17 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
       err.println("bitopk: warning: " + w);
       err.flush();
     };
-    Optional<DriverLog> log = provided == null ? DriverLog.installed() : Optional.empty();
+    Optional<DriverLog> log = provided.isEmpty() ? DriverLog.installed() : Optional.empty();
     RunLease lease = null;
     JavaSparkContext sc = null;
     Path copyLogTo = null;
     Optional<String> logShown = Optional.empty();
     PreparedRun prepared = null;
     try {
-      SparkConf sparkConf = provided == null ? SparkSetup.conf(cfg.master()) : null;
-      Configuration hadoop = provided != null ? provided.hadoopConfiguration() : SparkSetup.hadoopConfiguration(sparkConf);
-      if (provided == null && FashionMnistPackage.wanted(cfg)) {
+      SparkConf sparkConf = provided.isEmpty() ? SparkSetup.conf(cfg.master()) : null;
+      Configuration hadoop = provided.isPresent() ? provided.get().hadoopConfiguration()
+          : SparkSetup.hadoopConfiguration(sparkConf);
+      if (provided.isEmpty() && FashionMnistPackage.wanted(cfg)) {
         FashionMnistPackage.ensureInstalled(err);   // the main job sets up a fresh machine's default data itself
       }
       prepared = PreparedRun.check(cfg, hadoop);
@@ -98,7 +100,7 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
       if (!prepared.dataRead()) {
         // A table is read by the executors: Spark starts first, and the output directory is claimed only once
         // the table passed its checks, so a table that cannot be used leaves it untouched (not even logs/).
-        sc = provided != null ? provided : startSpark(sparkConf);
+        sc = provided.isPresent() ? provided.get() : startSpark(sparkConf);
         running.set(sc);
         Interruption.stopIfRequested();
         prepared = prepared.withData(sc);
@@ -115,7 +117,7 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
         logShown = Optional.of(copyLogTo != null ? copyLogTo.toString() : log.get().location().orElse(""));
       }
       if (sc == null) {
-        sc = provided != null ? provided : startSpark(sparkConf);
+        sc = provided.isPresent() ? provided.get() : startSpark(sparkConf);
         running.set(sc);
       }
       Interruption.stopIfRequested();
@@ -147,7 +149,7 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
       }
       return Failures.report(failure, err, logShown, verbose);
     } finally {
-      if (sc != null && provided == null) {
+      if (sc != null && provided.isEmpty()) {
         stopQuietly(sc);
       }
       if (lease != null) {

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
@@ -82,8 +83,8 @@ final class InputFingerprint {
    * What config.json records: the files read now, or on a resume (which {@link #requireUnchanged} let through) the
    * files as recorded with their checksums, so that a resume reads its input files once.
    */
-  static Object recorded(JsonNode previousConfig, TrainingConfig config, Configuration conf) {
-    JsonNode before = previousConfig == null ? null : previousConfig.path("resolved").path(KEY);
+  static Object recorded(Optional<JsonNode> previousConfig, TrainingConfig config, Configuration conf) {
+    JsonNode before = previousConfig.map(previous -> previous.path("resolved").path(KEY)).orElse(null);
     if (before != null && before.isObject() && before.size() > 0) {
       boolean withChecksums = true;
       for (JsonNode file : before) {

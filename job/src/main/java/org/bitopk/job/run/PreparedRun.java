@@ -74,16 +74,15 @@ public final class PreparedRun {
   private final Path output;
   private final RunDirectoryCheck.State state;
   private final String runId;
-  private final Checkpoint checkpoint;
-  private final JsonNode previousConfig;
-  private final TrainTest data;
+  /** The checkpoint a resume continues from. */
+  private final Optional<Checkpoint> checkpoint;
+  /** The run's config.json as a resume found it. */
+  private final Optional<JsonNode> previousConfig;
+  private final RunInput input;
+  /** Examples per worker shard; none yet for a table not read. */
   private final int[] shardSizes;
   private final int iterationsPerEpoch;
   private final long totalIterations;
-  private final TableLoader tableLoader;
-  private final TableData table;
-  /** The counterexample's x₀ read from --x0, or null (generated from the seed, or not the counterexample). */
-  private float[] counterexampleStart;
 
   /**
    * Reads a table input with Spark (so not in {@link #check}): the executors decode, validate and split it.
@@ -95,14 +94,8 @@ public final class PreparedRun {
   }
 
   private PreparedRun(TrainingConfig config, FileSystem fs, Path output, RunDirectoryCheck.State state, String runId,
-      Checkpoint checkpoint, JsonNode previousConfig, TrainTest data, int[] shardSizes, int iterationsPerEpoch) {
-    this(config, fs, output, state, runId, checkpoint, previousConfig, data, shardSizes, iterationsPerEpoch,
-        null, null);
-  }
-
-  private PreparedRun(TrainingConfig config, FileSystem fs, Path output, RunDirectoryCheck.State state, String runId,
-      Checkpoint checkpoint, JsonNode previousConfig, TrainTest data, int[] shardSizes, int iterationsPerEpoch,
-      TableLoader tableLoader, TableData table) {
+      Optional<Checkpoint> checkpoint, Optional<JsonNode> previousConfig, RunInput input, int[] shardSizes,
+      int iterationsPerEpoch) {
     this.config = config;
     this.fs = fs;
     this.output = output;
@@ -110,12 +103,15 @@ public final class PreparedRun {
     this.runId = runId;
     this.checkpoint = checkpoint;
     this.previousConfig = previousConfig;
-    this.data = data;
+    this.input = input;
     this.shardSizes = shardSizes;
     this.iterationsPerEpoch = iterationsPerEpoch;
     this.totalIterations = RunPlans.totalRounds(config, iterationsPerEpoch);
-    this.tableLoader = tableLoader;
-    this.table = table;
+  }
+
+  /** This run with its input and shards replaced (a table once read). */
+  private PreparedRun with(RunInput newInput, int[] sizes, int perEpoch) {
+    return new PreparedRun(config, fs, output, state, runId, checkpoint, previousConfig, newInput, sizes, perEpoch);
   }
 
   /** The default output directory for a run started now: runs/&lt;UTC timestamp&gt;. */
@@ -144,19 +140,20 @@ public final class PreparedRun {
       throw new OutputDirectoryException(flag + " " + path + ": cannot look into the directory: " + e.getMessage(), e);
     }
 
-    Checkpoint checkpoint = null;
-    JsonNode previous = null;
+    Optional<Checkpoint> checkpoint = Optional.empty();
+    Optional<JsonNode> previous = Optional.empty();
     String runId;
     if (config.resume()) {
-      previous = readConfig(fs, path);
-      runId = previous.path("run").asText("");
+      JsonNode found = readConfig(fs, path);
+      previous = Optional.of(found);
+      runId = found.path("run").asText("");
       if (runId.isEmpty()) {
         throw new BadInputException(flag(RESUME) + ": " + new Path(path, RunDirectory.CONFIG) + " names no run "
             + "('run' key)");
       }
-      checkpoint = ResumeCheckpoint.latest(CheckpointStore.in(fs, path, CHECKPOINTS_KEPT), runId,
-          ConfigDigest.of(FlagValues.of(resolved)));
-      InputFingerprint.requireUnchanged(previous, new Path(path, RunDirectory.CONFIG),
+      checkpoint = Optional.of(ResumeCheckpoint.latest(CheckpointStore.in(fs, path, CHECKPOINTS_KEPT), runId,
+          ConfigDigest.of(FlagValues.of(resolved))));
+      InputFingerprint.requireUnchanged(found, new Path(path, RunDirectory.CONFIG),
           InputFingerprint.of(resolved, conf));
     } else {
       runId = path.getName() + "-" + UUID.randomUUID().toString().substring(0, 8);
@@ -165,16 +162,16 @@ public final class PreparedRun {
     if (resolved.hasNoNetwork()) {
       int[] ones = new int[resolved.workers()];
       Arrays.fill(ones, 1);
-      PreparedRun run = new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, null, ones, 1);
-      if (resolved.x0() != null) {
-        run.counterexampleStart = readStart(resolved, conf);
-      }
-      return finish(run);
+      Optional<float[]> start = resolved.x0() != null ? Optional.of(readStart(resolved, conf)) : Optional.empty();
+      return finish(new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous,
+          new RunInput.Generated(start), ones, 1));
     }
     if (resolved.table() != null) {
       // Tables are read by the executors: their checks run in withData, once Spark runs, before training.
-      TableLoader loader = resolved.table().isDataFrame() ? null : PreparedRun::loadTable;
-      return new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, null, null, 1, loader, null);
+      Optional<TableLoader> loader = resolved.table().isDataFrame() ? Optional.empty()
+          : Optional.of(PreparedRun::loadTable);
+      return new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous,
+          new RunInput.UnreadTable(loader), new int[0], 1);
     }
     TrainTest data = ImageData.load(resolved, conf);
     LabeledImages train = data.train();
@@ -188,8 +185,8 @@ public final class PreparedRun {
           + " training examples of " + resolved.dataset() + " (" + e.getMessage() + ")", e);
     }
     int smallest = requireBatchFits(resolved, sizes, train.count() + " training examples");
-    return finish(new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, data, sizes,
-        smallest / resolved.batchSize()));
+    return finish(new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous, new RunInput.Files(data),
+        sizes, smallest / resolved.batchSize()));
   }
 
   private static PreparedRun finish(PreparedRun run) {
@@ -199,8 +196,9 @@ public final class PreparedRun {
           + "this run's " + run.totalIterations + " rounds (raise --epochs or --max-iterations, or leave the "
           + "round out)");
     }
-    if (run.checkpoint != null && run.checkpoint.iteration() > run.totalIterations) {
-      throw new BadInputException(flag(RESUME) + ": the checkpoint is at iteration " + run.checkpoint.iteration()
+    long checkpointIteration = run.checkpoint.map(Checkpoint::iteration).orElse(0);
+    if (checkpointIteration > run.totalIterations) {
+      throw new BadInputException(flag(RESUME) + ": the checkpoint is at iteration " + checkpointIteration
           + ", beyond this run's " + run.totalIterations + " iterations (raise --epochs or --max-iterations)");
     }
     return run;
@@ -217,8 +215,8 @@ public final class PreparedRun {
 
   /** Releases a table read by {@link #withData} (its cache and broadcasts) when the run does not go on. */
   public void discardData() {
-    if (table != null) {
-      table.close();
+    if (input instanceof RunInput.ReadTable read) {
+      read.table().close();
     }
   }
 
@@ -227,13 +225,12 @@ public final class PreparedRun {
     if (config.table() == null) {
       throw new IllegalStateException("not a table input");
     }
-    return new PreparedRun(config, fs, output, state, runId, checkpoint, previousConfig, null, null, 1, loader,
-        null);
+    return with(new RunInput.UnreadTable(Optional.of(loader)), new int[0], 1);
   }
 
   /** True once the data are read (always, but for a table input before {@link #withData}). */
   public boolean dataRead() {
-    return config.table() == null || table != null;
+    return !(input instanceof RunInput.UnreadTable);
   }
 
   /**
@@ -246,15 +243,14 @@ public final class PreparedRun {
    * @throws IllegalArgumentException in one line starting with the flag, for bad tables and settings
    */
   public PreparedRun withData(JavaSparkContext sc) {
-    if (dataRead()) {
+    if (!(input instanceof RunInput.UnreadTable unread)) {
       return this;
     }
-    if (tableLoader == null) {
-      throw new IllegalStateException("no loader for the table input " + config.table().format());
-    }
+    TableLoader loader = unread.loader().orElseThrow(
+        () -> new IllegalStateException("no loader for the table input " + config.table().format()));
     TableData loaded;
     try {
-      loaded = tableLoader.load(sc, config);
+      loaded = loader.load(sc, config);
     } catch (IllegalArgumentException e) {
       // the command line's line starts with the flag; Spark ML's messages name their parameters already
       throw config.table().isDataFrame() ? e : config.table().namingTheFlag(e);
@@ -263,13 +259,12 @@ public final class PreparedRun {
       requireModelFits(config, loaded.channels(), loaded.height(), loaded.width(), loaded.labels().numClasses(),
           "input of the table", "give its image shape with --input-shape, or choose mlp or mlp-small (they take "
           + "any shape)");
-      if (previousConfig != null && !config.table().isDataFrame()) {
-        SameTableCheck.require(previousConfig, new Path(output, RunDirectory.CONFIG), config.table(), loaded);
+      if (previousConfig.isPresent() && !config.table().isDataFrame()) {
+        SameTableCheck.require(previousConfig.get(), new Path(output, RunDirectory.CONFIG), config.table(), loaded);
       }
       int[] sizes = loaded.shardSizes();
       int smallest = requireBatchFits(config, sizes, loaded.trainRows() + " training rows");
-      return finish(new PreparedRun(config, fs, output, state, runId, checkpoint, previousConfig, null, sizes,
-          smallest / config.batchSize(), tableLoader, loaded));
+      return finish(with(new RunInput.ReadTable(loaded), sizes, smallest / config.batchSize()));
     } catch (RuntimeException e) {
       loaded.close();
       throw e;
@@ -345,23 +340,24 @@ public final class PreparedRun {
 
   /** The problem on the workers: shards (from the data loaded by {@link #check}) as a cached RDD. */
   TrainingProblem<?> problem(JavaSparkContext sc) {
-    if (config.isCounterexample()) {
-      return new CounterexampleProblem(sc, config.counterexample(), config.seed(), counterexampleStart, config.x0());
-    }
-    if (config.syntheticGradients() != null) {
-      int d = config.syntheticGradients().dimension();
-      return new SyntheticGradientProblem(sc, config.syntheticGradients(), config.workers(),
-          RunPlans.uplinkK(config, d), config.seed());
-    }
-    if (config.table() != null) {
-      if (table == null) {
-        throw new IllegalStateException("the table input is not read yet (withData)");
+    if (input instanceof RunInput.Generated generated) {
+      if (config.isCounterexample()) {
+        return generated.start()
+            .map(start -> new CounterexampleProblem(sc, config.counterexample(), start, config.x0()))
+            .orElseGet(() -> new CounterexampleProblem(sc, config.counterexample(), config.seed()));
       }
-      return TableProblem.create(sc, table, config.model(), config.batchSize(), config.seed(),
+      return new SyntheticGradientProblem(sc, config.syntheticGradients(), config.workers(),
+          RunPlans.uplinkK(config, config.syntheticGradients().dimension()), config.seed());
+    }
+    if (input instanceof RunInput.ReadTable read) {
+      return TableProblem.create(sc, read.table(), config.model(), config.batchSize(), config.seed(),
           InputNames.COMMAND_LINE);
     }
-    return ImageProblem.readByExecutors(sc, config.dataset(), Optional.ofNullable(config.data()), data,
-        config.model(), config.workers(), config.nonIid(), config.batchSize(), config.seed());
+    if (input instanceof RunInput.Files files) {
+      return ImageProblem.readByExecutors(sc, config.dataset(), Optional.ofNullable(config.data()), files.data(),
+          config.model(), config.workers(), config.nonIid(), config.batchSize(), config.seed());
+    }
+    throw new IllegalStateException("the table input is not read yet (withData)");
   }
 
   /** The settings, with the output directory resolved (qualified). */
@@ -382,35 +378,38 @@ public final class PreparedRun {
     return runId;
   }
 
-  /** The checkpoint a resume continues from; null for a new run. */
-  public Checkpoint checkpoint() {
+  /** The checkpoint a resume continues from; empty for a new run. */
+  public Optional<Checkpoint> checkpoint() {
     return checkpoint;
   }
 
-  /** The run's config.json as found (resume), else null. */
-  JsonNode previousConfig() {
+  /** The run's config.json as a resume found it; empty for a new run. */
+  Optional<JsonNode> previousConfig() {
     return previousConfig;
   }
 
   /** Training examples read, or -1 for the counterexample and the synthetic gradients (no examples). */
   public int trainExamples() {
-    if (table != null) {
-      return (int) table.trainRows();
+    if (input instanceof RunInput.ReadTable read) {
+      return (int) read.table().trainRows();
     }
-    return data == null ? -1 : data.train().count();
+    return input instanceof RunInput.Files files ? files.data().train().count() : -1;
   }
 
   /** Test examples read, or -1 for the counterexample and the synthetic gradients. */
   public int testExamples() {
-    if (table != null) {
-      return (int) table.testRows();
+    if (input instanceof RunInput.ReadTable read) {
+      return (int) read.table().testRows();
     }
-    return data == null ? -1 : data.test().count();
+    return input instanceof RunInput.Files files ? files.data().test().count() : -1;
   }
 
-  /** Examples per worker shard (ones for the counterexample's quadratics and the synthetic gradients). */
+  /**
+   * Examples per worker shard (ones for the counterexample's quadratics and the synthetic gradients; none for a
+   * table not read yet).
+   */
   public int[] shardSizes() {
-    return shardSizes == null ? null : shardSizes.clone();
+    return shardSizes.clone();
   }
 
   public int iterationsPerEpoch() {

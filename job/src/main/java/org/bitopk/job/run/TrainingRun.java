@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.hadoop.fs.FSError;
@@ -132,16 +133,16 @@ public final class TrainingRun {
     PreparedRun prepared = checked;
     FileSystem fs = lease.fileSystem();
     Path path = lease.directory();
-    Checkpoint resumeFrom = prepared.checkpoint();
+    Optional<Checkpoint> resumeFrom = prepared.checkpoint();
     String runId = prepared.runId();
-    RunDirectory dir = resumeFrom != null
-        ? RunDirectory.resume(fs, path, runId, resumeFrom.iteration())
+    RunDirectory dir = resumeFrom.isPresent()
+        ? RunDirectory.resume(fs, path, runId, resumeFrom.get().iteration())
         : RunDirectory.start(fs, path);
     boolean finished = false;
     try {
       prepared = checked.withData(sc);   // a table input is read by the executors now that Spark runs
     } catch (RuntimeException e) {
-      if (resumeFrom == null) {
+      if (resumeFrom.isEmpty()) {
         dir.discardIfNothingRecorded();
       } else {
         dir.closeQuietly();
@@ -153,8 +154,8 @@ public final class TrainingRun {
       RunPlan plan = RunPlans.of(config, problem, sc.defaultParallelism(), config.checkpointEvery() > 0
           ? ", the last good checkpoint is kept in " + path + "/checkpoints" : "");
       MetricLines.Continuation continuation = dir.continuation();
-      if (resumeFrom != null) {
-        warnAbout(continuation, path, resumeFrom.iteration(), options.warnings());
+      if (resumeFrom.isPresent()) {
+        warnAbout(continuation, path, resumeFrom.get().iteration(), options.warnings());
       }
       lease.check();
       dir.writeConfig(recordedConfig(sc, prepared, problem, plan, path, continuation));
@@ -184,7 +185,7 @@ public final class TrainingRun {
       }
     } finally {
       if (!finished) {
-        if (resumeFrom == null) {
+        if (resumeFrom.isEmpty()) {
           dir.discardIfNothingRecorded();
         } else {
           dir.closeQuietly();
@@ -199,9 +200,7 @@ public final class TrainingRun {
     List<RunListener> all = new ArrayList<>(listeners);
     all.add(saver);
     Trainer<S> trainer = new Trainer<>(sc, plan, problem, prepared.runId(), all);
-    if (prepared.checkpoint() != null) {
-      trainer.resumeFrom(prepared.checkpoint().toResumePoint());
-    }
+    prepared.checkpoint().ifPresent(checkpoint -> trainer.resumeFrom(checkpoint.toResumePoint()));
     if (plan.captureRounds().length > 0) {
       VectorCapture files = CaptureFiles.writer(lease.fileSystem(), dir.path(), plan.workers(),
           prepared.config().densityUp(), plan.uplink().targetK());
@@ -258,17 +257,17 @@ public final class TrainingRun {
     resolved.put("total_iterations", plan.totalRounds());
     resolved.put("spark_master", sc.master());
     resolved.put("default_parallelism", sc.defaultParallelism());
-    JsonNode previous = prepared.previousConfig() == null ? null : prepared.previousConfig().path("resolved");
+    JsonNode previous = prepared.previousConfig().map(config -> config.path("resolved")).orElse(null);
     String now = Instant.now().toString();
     resolved.put("started", previous != null && previous.hasNonNull("started") ? previous.get("started").asText() : now);
-    if (prepared.checkpoint() != null) {
+    if (prepared.checkpoint().isPresent()) {
       List<Object> resumes = new ArrayList<>();
       if (previous != null && previous.path("resumed").isArray()) {
         previous.path("resumed").forEach(n -> resumes.add(new ObjectMapper().convertValue(n, Map.class)));
       }
       Map<String, Object> resume = new LinkedHashMap<>();
       resume.put("at", now);
-      resume.put("from_iteration", prepared.checkpoint().iteration());
+      resume.put("from_iteration", prepared.checkpoint().get().iteration());
       resumes.add(resume);
       resolved.put("resumed", resumes);
       if (!continuation.complete()) {

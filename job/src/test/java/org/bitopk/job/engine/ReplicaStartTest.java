@@ -243,11 +243,11 @@ class ReplicaStartTest {
     JavaSparkContext sc = SPARK.context();
     Outcome read;
     Outcome loaded;
-    try (CounterexampleProblem problem = new CounterexampleProblem(sc, setting, 6, x0, file.toString())) {
+    try (CounterexampleProblem problem = new CounterexampleProblem(sc, setting, x0, file.toString())) {
       read = trainCounterexample(schemes, problem, 10, null, -1);
     }
     // The driver read a file the executors do not have.
-    try (CounterexampleProblem problem = new CounterexampleProblem(sc, setting, 6, x0,
+    try (CounterexampleProblem problem = new CounterexampleProblem(sc, setting, x0,
         dir.resolve("elsewhere.txt").toString())) {
       loaded = trainCounterexample(schemes, problem, 10, null, -1);
     }

@@ -36,26 +36,31 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
 
   /** The paper's instance, x₀ generated from {@code seed}. */
   public CounterexampleProblem(JavaSparkContext sc, long seed) {
-    this(sc, CounterexampleSetting.PAPER, seed, null, null);
+    this(sc, CounterexampleSetting.PAPER, seed);
+  }
+
+  /** x₀ generated from {@code seed} ({@link CounterexampleSetting#initialPoint}). */
+  public CounterexampleProblem(JavaSparkContext sc, CounterexampleSetting setting, long seed) {
+    this(sc, setting, setting.initialPoint(seed), new CounterexampleStart.Generated(setting, seed),
+        String.format(java.util.Locale.ROOT, "generated: java.util.Random(%d), x[j] = (float) (%s + %s * "
+            + "nextGaussian()) for j = 0..d-1", seed, Double.toString(setting.start()),
+            Double.toString(setting.noise())));
   }
 
   /**
-   * @param start x₀ (of length d), or null to generate it from {@code seed} ({@link CounterexampleSetting#initialPoint})
-   * @param startFile where {@code start} was read from, for the record (null when generated)
+   * @param start x₀, of length d
+   * @param startFile where {@code start} was read from, for the record and for the executors to read it too
    */
-  public CounterexampleProblem(JavaSparkContext sc, CounterexampleSetting setting, long seed, float[] start,
-      String startFile) {
+  public CounterexampleProblem(JavaSparkContext sc, CounterexampleSetting setting, float[] start, String startFile) {
+    this(sc, setting, ofDimension(setting, start), readableByExecutors(sc, startFile), "file " + startFile);
+  }
+
+  private CounterexampleProblem(JavaSparkContext sc, CounterexampleSetting setting, float[] start,
+      CounterexampleStart executorStart, String startSource) {
     this.setting = setting;
-    if (start != null && start.length != setting.dimension()) {
-      throw new IllegalArgumentException("x0 has " + start.length + " entries, expected d = " + setting.dimension());
-    }
-    this.start = start != null ? start.clone() : setting.initialPoint(seed);
-    this.executorStart = start == null ? new CounterexampleStart.Generated(setting, seed)
-        : readableByExecutors(sc, startFile);
-    this.startSource = start != null ? "file " + startFile
-        : String.format(java.util.Locale.ROOT, "generated: java.util.Random(%d), x[j] = (float) (%s + %s * "
-            + "nextGaussian()) for j = 0..d-1", seed, Double.toString(setting.start()),
-            Double.toString(setting.noise()));
+    this.start = start;
+    this.executorStart = executorStart;
+    this.startSource = startSource;
     List<QuadraticShard> list = new ArrayList<>();
     for (int i = 0; i < setting.workers(); i++) {
       list.add(new QuadraticShard(i, setting.centre(i)));
@@ -64,11 +69,15 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
     this.shards = partitions.rdd();
   }
 
+  private static float[] ofDimension(CounterexampleSetting setting, float[] start) {
+    if (start.length != setting.dimension()) {
+      throw new IllegalArgumentException("x0 has " + start.length + " entries, expected d = " + setting.dimension());
+    }
+    return start.clone();
+  }
+
   /** The file as a fully qualified URI, which an executor can read if its file system serves it. */
   private static CounterexampleStart readableByExecutors(JavaSparkContext sc, String file) {
-    if (file == null) {
-      return new CounterexampleStart.Unknown();
-    }
     try {
       Path path = new Path(file);
       return new CounterexampleStart.FromFile(path.getFileSystem(sc.hadoopConfiguration()).makeQualified(path)
