@@ -610,6 +610,11 @@ for fault in "${FAULTS[@]}"; do
   fi
 done
 
+# PyTorch DDP systems need Debian's python3-torch on every host (one machine here): installed as the lab is root
+if [[ "$COMMAND" == time-to-accuracy && " ${JOB_ARGS[*]} " =~ [\ ,]ddp- ]]; then
+  "$BITOPK_SUBMIT_DIR/install-torch.sh" || die "PyTorch is needed for the ddp-* systems; see submit/install-torch.sh" 2
+fi
+
 echo "netlab.sh: ${PREFIX}: $((HOSTS + 1)) hosts (${ADDRESS_BASE}1 driver and Master, ${ADDRESS_BASE}2..$((HOSTS + 1)) workers), lab directory $LAB_DIR" >&2
 create_network
 write_reshape_hook

@@ -103,6 +103,17 @@ public final class WorkerShard implements Serializable {
     return Minibatch.of(features, labels, length);
   }
 
+  /**
+   * The order of this shard's examples in epoch {@code epoch} (a copy): batch b is examples {@code [b·B, (b+1)·B)}
+   * of it. What a framework other than the job reads to train on the same minibatches.
+   */
+  public int[] epochOrder(int epoch, long seed) {
+    if (epoch < 0) {
+      throw new IllegalArgumentException("epoch=" + epoch + ", expected >= 0");
+    }
+    return order(epoch, seed).clone();
+  }
+
   /** The seeded permutation of this shard for an epoch. */
   int[] order(int epoch, long seed) {
     EpochOrder cached = cachedOrder;

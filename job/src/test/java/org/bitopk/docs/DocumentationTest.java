@@ -102,7 +102,7 @@ class DocumentationTest {
     Path root = repositoryRoot();
     List<String> readme = readmeSetUpCommands(Files.readString(root.resolve("README.md")));
     List<String> ci = ciCommands(Files.readString(root.resolve(".ci/run")));
-    assertEquals(2, readme.size(), "README's set-up block: " + readme);
+    assertEquals(3, readme.size(), "README's set-up block: " + readme);
     assertTrue(readme.contains("mvn -B test"), "the test command must be one of them: " + readme);
     assertEquals(readme, ci);
   }

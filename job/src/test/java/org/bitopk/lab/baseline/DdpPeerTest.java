@@ -1,0 +1,142 @@
+package org.bitopk.lab.baseline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.bitopk.cli.Main;
+import org.bitopk.datasets.Datasets;
+import org.bitopk.datasets.Minibatch;
+import org.bitopk.datasets.ShardSplitter;
+import org.bitopk.datasets.TrainTest;
+import org.bitopk.datasets.WorkerShard;
+import org.bitopk.job.LocalSpark;
+import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * The PyTorch peer trains bitopk's problem: on the same weights (the job's x0) and the same minibatch (a worker's
+ * shard and epoch order as the job's {@link WorkerShard} cuts it) PyTorch's gradient equals DL4J's to float
+ * tolerance; and {@code ddp-dense}, two ranks as a barrier stage, follows {@code bitopk-dense}'s accuracy and test
+ * loss evaluation for evaluation (dense SGD on the average of the workers' gradients is the same algorithm).
+ * Skipped, saying the command, only where the interpreter has no PyTorch (submit/install-torch.sh installs it).
+ */
+public class DdpPeerTest {
+  @RegisterExtension
+  static final LocalSpark SPARK = new LocalSpark();
+
+  static final String DATASET = "synthetic:n=640,test=200,noise=3";
+  static final int WORKERS = 2;
+  static final int BATCH = 16;
+
+  @TempDir
+  static Path tmp;
+
+  @BeforeAll
+  static void needsTorch() {
+    Assumptions.assumeTrue(PyTorchPeer.missing().isEmpty(), () -> PyTorchPeer.missing().orElse(""));
+  }
+
+  @Test
+  void pyTorchComputesDl4jsGradientOnTheSameWeightsAndMinibatch() throws Exception {
+    TrainTest data = Datasets.load(DATASET, null, new Configuration());
+    ComparisonSettings settings = new ComparisonSettings(DATASET, null, WORKERS, BATCH, 0.1, 0.01, 7, 5, 60, 2, 0.8);
+    FileSystem fs = FileSystem.getLocal(new Configuration());
+    Path problem = tmp.resolve("problem");
+    DdpProblem.write(fs, new org.apache.hadoop.fs.Path(problem.toUri()), data, settings);
+    Path script = PyTorchPeer.script(problem);
+    float[] x0 = Dl4jSetup.bitopkInitialParameters(data.train(), 7);
+    MultiLayerNetwork network = Dl4jSetup.network(data.train(), 7, 0.1);
+    network.setParams(Nd4j.createFromArray(x0).reshape(1, x0.length));
+    List<WorkerShard> shards = ShardSplitter.iid(data.train(), WORKERS, 7);
+    int roundsPerEpoch = shards.get(0).batchesPerEpoch(BATCH);
+    for (int worker = 0; worker < WORKERS; worker++) {
+      for (int round : new int[] {0, roundsPerEpoch + 3}) {
+        Path out = tmp.resolve("gradient-" + worker + "-" + round + ".f32");
+        Process p = new ProcessBuilder(PyTorchPeer.command(script, List.of("gradient", "--problem", problem.toString(),
+            "--worker", "" + worker, "--round", "" + round, "--out", out.toString()))).inheritIO().start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, "ddp_peer.py gradient failed");
+        float[] torch = DdpProblem.readFloats(fs, new org.apache.hadoop.fs.Path(out.toUri()));
+        float[] dl4j = dl4jGradient(network, shards.get(worker).minibatch(round / roundsPerEpoch,
+            round % roundsPerEpoch, BATCH, 7, false), data.train().numClasses());
+        assertEquals(dl4j.length, torch.length);
+        double largest = 0;
+        double worst = 0;
+        for (int j = 0; j < dl4j.length; j++) {
+          largest = Math.max(largest, Math.abs(dl4j[j]));
+          worst = Math.max(worst, Math.abs(dl4j[j] - torch[j]));
+        }
+        assertTrue(largest > 1e-3, "a gradient that is all but zero proves nothing: " + largest);
+        assertTrue(worst <= 1e-5 * largest + 1e-7, "worker " + worker + ", round " + round + ": largest difference "
+            + worst + " against a largest entry of " + largest);
+      }
+    }
+  }
+
+  /** DL4J's mean gradient over the minibatch (what the job's workers compute, NetworkObjective). */
+  private static float[] dl4jGradient(MultiLayerNetwork network, Minibatch batch, int classes) {
+    int size = batch.size();
+    float[] oneHot = new float[size * classes];
+    for (int i = 0; i < size; i++) {
+      oneHot[i * classes + batch.labels()[i]] = 1f;
+    }
+    network.setInput(Nd4j.createFromArray(batch.features()).reshape(size, batch.features().length / size));
+    network.setLabels(Nd4j.createFromArray(oneHot).reshape(size, classes));
+    network.computeGradientAndScore();
+    float[] g = network.getFlattenedGradients().toFloatVector();
+    for (int j = 0; j < g.length; j++) {
+      g[j] /= size;
+    }
+    network.clear();
+    return g;
+  }
+
+  @Test
+  void ddpDenseFollowsBitopkDenseEvaluationForEvaluation() throws Exception {
+    Path out = tmp.resolve("tta");
+    StringWriter o = new StringWriter();
+    int exit = Main.execute(new String[] {"time-to-accuracy", "--out", out.toString(), "--dataset", DATASET,
+        "--systems", "bitopk-dense,ddp-dense", "--workers", "" + WORKERS, "--batch-size", "" + BATCH,
+        "--eval-every", "4", "--epochs", "1", "--target", "0.99", "--lr", "0.05", "--max-seconds", "120",
+        "--warm-up-seconds", "0", "--seed", "7"}, SPARK.context(), new PrintWriter(o, true), new PrintWriter(o, true));
+    assertEquals(0, exit, o.toString());
+    List<Map<String, String>> bitopk = TimeToAccuracyCommandTest.table(out.resolve("trace-bitopk-dense.csv"));
+    List<Map<String, String>> ddp = TimeToAccuracyCommandTest.table(out.resolve("trace-ddp-dense.csv"));
+    assertEquals(rounds(bitopk), rounds(ddp));
+    assertTrue(bitopk.size() >= 4, "evaluations: " + bitopk.size());
+    long d = TimeToAccuracyCommandTest.D;
+    for (int i = 0; i < ddp.size(); i++) {
+      double a = Double.parseDouble(bitopk.get(i).get("accuracy"));
+      double b = Double.parseDouble(ddp.get(i).get("accuracy"));
+      assertEquals(a, b, 1.5 / 200, "accuracy at round " + ddp.get(i).get("rounds"));
+      double la = Double.parseDouble(bitopk.get(i).get("test_loss"));
+      double lb = Double.parseDouble(ddp.get(i).get("test_loss"));
+      assertEquals(la, lb, 1e-3 * Math.abs(la), "test loss at round " + ddp.get(i).get("rounds"));
+      long rounds = Long.parseLong(ddp.get(i).get("rounds"));
+      // a ring all-reduce of 4d bytes: every rank sends 2(P-1)/P of it, P ranks
+      assertEquals(rounds * 2 * (WORKERS - 1) * 4 * d, Long.parseLong(ddp.get(i).get("bytes")));
+    }
+    assertTrue(Files.readString(out.resolve("time-to-accuracy.csv")).contains("ranks, hosts"), "details name the"
+        + " placement");
+  }
+
+  private static List<String> rounds(List<Map<String, String>> trace) {
+    List<String> rounds = new ArrayList<>();
+    trace.forEach(row -> rounds.add(row.get("rounds")));
+    return rounds;
+  }
+}
