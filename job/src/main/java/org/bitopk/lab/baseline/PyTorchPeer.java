@@ -20,7 +20,8 @@ final class PyTorchPeer {
   /** What installs PyTorch on Debian 12 (1.13.1, with DDP, gloo and DDP's communication hooks). */
   static final String INSTALL = "apt-get install --no-install-recommends python3-torch";
   private static final long CHECK_SECONDS = 120;
-  private static volatile String checked;
+  /** The interpreters found to have PyTorch: each is asked once per JVM (starting one costs seconds). */
+  private static final java.util.Set<String> CHECKED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private PyTorchPeer() {}
 
@@ -38,7 +39,7 @@ final class PyTorchPeer {
    */
   static Optional<String> missing() {
     String python = python();
-    if (python.equals(checked)) {
+    if (CHECKED.contains(python)) {
       return Optional.empty();
     }
     String problem;
@@ -50,7 +51,7 @@ final class PyTorchPeer {
         p.destroyForcibly();
         problem = python + " did not import torch within " + CHECK_SECONDS + " s";
       } else if (p.exitValue() == 0) {
-        checked = python;
+        CHECKED.add(python);
         return Optional.empty();
       } else {
         problem = p.exitValue() == 3 ? python + "'s torch has no gloo backend"

@@ -48,7 +48,12 @@ public class DdpPeerTest {
 
   @BeforeAll
   static void needsTorch() {
-    Assumptions.assumeTrue(PyTorchPeer.missing().isEmpty(), () -> PyTorchPeer.missing().orElse(""));
+    Assumptions.assumeTrue(hasTorch(), () -> PyTorchPeer.missing().orElse(""));
+  }
+
+  /** Whether the interpreter the DDP systems run has PyTorch with gloo (submit/install-torch.sh installs it). */
+  public static boolean hasTorch() {
+    return PyTorchPeer.missing().isEmpty();
   }
 
   @Test
