@@ -46,8 +46,9 @@ CLASS_PATH="$CLASSES:$(cat "$CP_FILE")"
 # Application class-data sharing (JDK 17's dynamic AppCDS; job/docs/cold-start.md): the first training run after a
 # build records the classes it loaded in an archive as it exits (-XX:ArchiveClassesAtExit), and later runs map them
 # from it instead of reading, parsing and verifying them again. CDS takes classes from jars only, so the class
-# directories of the path are packed into jars beside the archive; a new build replaces both. BITOPK_CDS=off runs
-# without it; BITOPK_CDS_DIR puts it elsewhere (default: the module's target/cds).
+# directories of the path are packed into jars beside the archive; a new build replaces both. BITOPK_CDS=on runs with
+# it (off by default: it saved nothing measurable yet, BENCHMARKS.md); BITOPK_CDS_DIR puts it elsewhere (default:
+# the module's target/cds).
 CDS_OPTS=()
 training_run() {
   local arg
@@ -56,7 +57,7 @@ training_run() {
     case "$arg" in -h|--help|--version) return 1 ;; esac
   done
 }
-if [ "${BITOPK_CDS:-on}" != off ] && command -v jar >/dev/null; then
+if [ "${BITOPK_CDS:-off}" = on ] && command -v jar >/dev/null; then
   CDS_DIR="${BITOPK_CDS_DIR:-$ROOT/$MODULE/$TARGET/cds}"
   ARCHIVE="$CDS_DIR/classes.jsa"
   IFS=: read -r -a ENTRIES <<<"$CLASS_PATH"

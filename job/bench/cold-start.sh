@@ -3,7 +3,8 @@
 # variants alternated REPEAT times, and the figures come from each run's metrics/iterations.jsonl and summary.txt.
 #   job/bench/cold-start.sh [OUT_DIR=runs/cold-start] [REPEAT=2] [NAME=JAVA_OPTS ...] [-- train flags]
 # e.g. job/bench/cold-start.sh runs/cs 2 base= c2sooner=-XX:CompileThresholdScaling=0.1 -- --max-iterations 300
-# A variant's JAVA_OPTS may also set BITOPK_CDS=off before them: nocds='BITOPK_CDS=off'. Without variants: the
+# Variants run with run-local.sh's class-data archive (BITOPK_CDS=on) unless their JAVA_OPTS start with
+# BITOPK_CDS=off: nocds='BITOPK_CDS=off'. Without variants: the
 # default run-local.sh alone. One line per run: variant, rounds, steady pace (median ms), rounds to steady pace,
 # sum of round times / (rounds x steady pace), median of rounds 10-50 / steady pace, medians of rounds 0-10 and
 # 10-50 (ms), seconds from the command to its exit.
@@ -23,7 +24,8 @@ done
 mkdir -p "$OUT"
 # Builds once, and the class-data archive with a short run (a build step, as after any build: job/docs/cold-start.md).
 archive_start=$(date +%s.%N)
-submit/run-local.sh --max-iterations 5 --output "$OUT/archive-run" --overwrite >"$OUT/archive-run.log" 2>&1
+BITOPK_CDS=on submit/run-local.sh --max-iterations 5 --output "$OUT/archive-run" --overwrite \
+    >"$OUT/archive-run.log" 2>&1
 echo "build and archive run: $(awk -v a="$archive_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 
 figures() {   # figures RUN_DIR: the columns after the variant's name

@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * run-local.sh's class-data archive: the first training run records it as it exits, and the next run's JVM loads
- * Spark's and bitopk's classes from it (the JVM's own class-loading log names the archive as their source); with
- * BITOPK_CDS=off nothing comes from it. A copy of the script runs in a tree of its own whose class path is this
- * test's, so nothing is built (an {@code mvn} on the PATH fails the test if the script tries).
+ * run-local.sh's class-data archive (BITOPK_CDS=on): the first training run records it as it exits, and the next
+ * run's JVM loads Spark's and bitopk's classes from it (the JVM's own class-loading log names the archive as their
+ * source); without BITOPK_CDS=on nothing comes from it. A copy of the script runs in a tree of its own whose class
+ * path is this test's, so nothing is built (an {@code mvn} on the PATH fails the test if the script tries).
  */
 class ClassDataSharingTest {
   private static final Path ROOT = SubmitScriptsTest.SUBMIT.getParent();
@@ -38,12 +38,12 @@ class ClassDataSharingTest {
     Path script = tree();
     Path archive = tmp.resolve("tree/job/target/cds/classes.jsa");
 
-    run(script, "", "", withOutput("first"));
+    run(script, "on", "", withOutput("first"));
     assertTrue(Files.size(archive) > 1_000_000, "the first training run wrote the archive " + archive);
     assertTrue(Files.exists(archive.resolveSibling("classes-0.jar")), "the class directories packed into jars");
 
     Path loads = tmp.resolve("class-load.log");
-    run(script, "", "-Xlog:class+load=info:file=" + loads, withOutput("second"));
+    run(script, "on", "-Xlog:class+load=info:file=" + loads, withOutput("second"));
     List<String> lines = Files.readAllLines(loads);
     for (String name : List.of("org.apache.spark.SparkContext", "org.apache.spark.scheduler.DAGScheduler",
         "org.bitopk.job.engine.Trainer", "org.bitopk.job.engine.WorkerTask", "org.bitopk.compression.SparseCodec")) {
@@ -52,10 +52,10 @@ class ClassDataSharingTest {
     }
 
     Path unshared = tmp.resolve("class-load-off.log");
-    run(script, "off", "-Xlog:class+load=info:file=" + unshared, List.of("--version"));
+    run(script, "", "-Xlog:class+load=info:file=" + unshared, List.of("--version"));
     List<String> off = Files.readAllLines(unshared);
     assertTrue(off.stream().anyMatch(l -> l.contains(" org.bitopk.cli.Main source: ")), "the run loaded Main");
-    assertFalse(off.stream().anyMatch(l -> l.endsWith(FROM_ARCHIVE)), "BITOPK_CDS=off: " + sourceOf(off, "Main"));
+    assertFalse(off.stream().anyMatch(l -> l.endsWith(FROM_ARCHIVE)), "by default: " + sourceOf(off, "Main"));
   }
 
   private List<String> withOutput(String name) {
