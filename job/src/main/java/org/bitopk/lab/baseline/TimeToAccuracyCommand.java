@@ -193,7 +193,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       if (!(startWithin > 0)) {
         throw new IllegalArgumentException("--start-within: expected a number of seconds > 0, got " + startWithin);
       }
-      checkGridFlags();
+      LearningRateGrid.check(lrGrid, gridRounds, lrChoice, rates);
       Set<String> names = new HashSet<>();
       chosen.forEach(system -> names.add(system.name()));
       for (java.util.Map.Entry<String, Double> e : maxSecondsOf.entrySet()) {
@@ -222,7 +222,14 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       }
     }
     Configuration conf = provided != null ? provided.hadoopConfiguration() : new Configuration();
-    LearningRateChoice choice = lrChoice == null ? null : readChoice(conf, chosen);
+    LearningRateChoice choice = null;
+    if (lrChoice != null) {
+      try {
+        choice = LearningRateGrid.read(conf, lrChoice, chosen);
+      } catch (IllegalArgumentException e) {
+        throw usage(e.getMessage());
+      }
+    }
     TrainTest loaded;
     try {
       loaded = Datasets.load(dataset, data, conf);
@@ -254,7 +261,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     JavaSparkContext sc = provided != null ? provided : SparkSetup.start(sparkConf(SparkSetup.conf(master), chosen));
     try {
       if (lrGrid != null) {
-        LearningRateChoice grid = runGrid(sc, settings, chosen, loaded, dir, fs, console);
+        LearningRateChoice grid = new LearningRateGrid(lrGrid, gridRounds).run(sc, settings, chosen, loaded, dir, fs,
+            console);
         write(fs, new Path(dir, LearningRateChoice.FILE), grid.toJson());
         environment.finishInto(fs, dir);
         write(fs, new Path(dir, SUCCESS), "");
@@ -393,93 +401,6 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     return failed;
   }
 
-  private void checkGridFlags() {
-    if (gridRounds < 1) {
-      throw new IllegalArgumentException("--grid-rounds: expected a number of rounds >= 1, got " + gridRounds);
-    }
-    if (lrGrid != null) {
-      if (lrGrid.isEmpty() || lrGrid.stream().anyMatch(lr -> !(lr > 0) || Double.isInfinite(lr))) {
-        throw new IllegalArgumentException("--lr-grid: expected learning rates > 0, got " + lrGrid);
-      }
-      if (new LinkedHashSet<>(lrGrid).size() != lrGrid.size()) {
-        throw new IllegalArgumentException("--lr-grid: a rate is listed twice: " + lrGrid);
-      }
-      if (lrChoice != null) {
-        throw new IllegalArgumentException("--lr-grid: chooses the rates that --lr-choice reads; give one of them");
-      }
-      if (rates != null) {
-        throw new IllegalArgumentException("--lr-grid: counts rounds, not seconds, so links do not change it; "
-            + "leave --rates out");
-      }
-    }
-  }
-
-  /** Every system's learning rate from {@code --lr-choice}; each chosen system must be in it. */
-  private LearningRateChoice readChoice(Configuration conf, List<ComparedSystem> chosen) throws IOException {
-    Path file = new Path(lrChoice);
-    FileSystem fs = file.getFileSystem(conf);
-    if (!fs.isFile(file)) {
-      throw usage("--lr-choice: " + lrChoice + " is not a file; expected an " + LearningRateChoice.FILE
-          + " written by time-to-accuracy --lr-grid");
-    }
-    String text;
-    try (java.io.InputStream in = fs.open(file)) {
-      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    LearningRateChoice choice;
-    try {
-      choice = LearningRateChoice.parse("--lr-choice: " + lrChoice, text);
-    } catch (IllegalArgumentException e) {
-      throw usage(e.getMessage());
-    }
-    if (chosen.stream().noneMatch(system -> choice.of(system.name()).isPresent())) {
-      throw usage("--lr-choice: " + lrChoice + " has a learning rate for none of the systems (it has "
-          + String.join(", ", choice.systems().keySet()) + "); run --lr-grid with them");
-    }
-    return choice;
-  }
-
-  /**
-   * The learning-rate grid: every system at every rate, counted in rounds to the target; each point's trace into
-   * {@code OUT/lr-grid/}, bitopk's run directories removed once read.
-   */
-  private LearningRateChoice runGrid(JavaSparkContext sc, ComparisonSettings settings, List<ComparedSystem> chosen,
-      TrainTest loaded, Path dir, FileSystem fs, PrintWriter console) throws IOException {
-    LearningRateChoice.Builder choice = new LearningRateChoice.Builder(settings.target(), gridRounds);
-    Path gridDir = new Path(dir, "lr-grid");
-    int n = 0;
-    for (ComparedSystem system : chosen) {
-      List<LearningRateChoice.Point> points = new ArrayList<>();
-      for (double lr : lrGrid) {
-        n++;
-        String label = system.name() + "-lr-" + ComparisonTable.number(lr);
-        String prefix = String.format(Locale.ROOT, "[%d/%d] %s: ", n, chosen.size() * lrGrid.size(), label);
-        SystemResult result;
-        try {
-          result = system.run(new ComparedSystem.Context(sc, settings.forGrid(gridRounds).withLearningRate(lr),
-              loaded, gridDir, console, label));
-        } catch (Exception | LinkageError e) {
-          result = SystemResult.failed(label, "did not train", Trace.empty(),
-              e.getClass().getName() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
-        }
-        Path runDir = new Path(gridDir, label);
-        if (fs.exists(runDir)) {
-          fs.delete(runDir, true);
-        }
-        write(fs, new Path(gridDir, "trace-" + label + ".csv"), ComparisonTable.traceCsv(result.labelled(label, "")));
-        LearningRateChoice.Point point = LearningRateChoice.point(lr, result.trace(), settings.target());
-        points.add(point);
-        console.println(prefix + (result.failure() == null ? "" : "FAILED: " + result.failure() + "; ")
-            + point.text(gridRounds));
-        console.flush();
-      }
-      choice.add(system.name(), points);
-      // the choice so far after every system, as the table is: the systems finished count even if the rest do not
-      write(fs, new Path(dir, LearningRateChoice.FILE), choice.build().toJson());
-    }
-    return choice.build();
-  }
-
   /** The Spark configuration of a comparison of {@code systems}: what each family of this build needs. */
   static SparkConf sparkConf(SparkConf conf, List<ComparedSystem> systems) {
     return SystemFamilies.installed().configure(conf, systems);
@@ -541,7 +462,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     return words;
   }
 
-  private static void write(FileSystem fs, Path file, String text) throws IOException {
+  static void write(FileSystem fs, Path file, String text) throws IOException {
     AtomicFiles.write(fs, file, stream -> stream.write(text.getBytes(StandardCharsets.UTF_8)));
   }
 
