@@ -267,7 +267,9 @@ class ClusterFaultsTest {
     List<Long> moves = iterations.stream().filter(it -> it.path("moved_workers").asInt() > 0)
         .map(it -> it.path("iteration").asLong()).toList();
     assertEquals(2, moves.size(), "a move away and a move back: " + moves + "\n" + StandaloneCluster.tail(log, 40));
-    assertTrue(moves.get(0) > 74 && moves.get(0) < 110 && moves.get(1) > 110, "moved before rounds " + moves);
+    // away at the round boundary after the notice, back once the Worker's new executor registers: that may be
+    // before or during the slowed rounds 110-149, which only make sure it has the time
+    assertTrue(moves.get(0) > 74 && moves.get(0) < 110 && moves.get(1) > moves.get(0), "moved before rounds " + moves);
     for (long t : moves) {
       JsonNode it = iterations.get((int) t);
       assertEquals(1, it.path("moved_workers").asInt(), it.toString());
