@@ -37,26 +37,24 @@ SYSTEMS = ("dense", "fp16", "powersgd-1", "powersgd-4")
 POWERSGD_START = 10
 
 
-def read_floats(path, count=None):
-    values = array.array("f")
+def read_array(path, typecode, what, count):
+    """The little-endian array of `typecode` in `path`, checked to hold `count` values when given."""
+    values = array.array(typecode)
     with open(path, "rb") as f:
         values.frombytes(f.read())
     if sys.byteorder != "little":
         values.byteswap()
     if count is not None and len(values) != count:
-        raise SystemExit(f"ddp_peer: {path} holds {len(values)} floats, expected {count}")
-    return torch.frombuffer(values, dtype=torch.float32).clone()
+        raise SystemExit(f"ddp_peer: {path} holds {len(values)} {what}, expected {count}")
+    return values
+
+
+def read_floats(path, count=None):
+    return torch.frombuffer(read_array(path, "f", "floats", count), dtype=torch.float32).clone()
 
 
 def read_ints(path, count=None):
-    values = array.array("i")
-    with open(path, "rb") as f:
-        values.frombytes(f.read())
-    if sys.byteorder != "little":
-        values.byteswap()
-    if count is not None and len(values) != count:
-        raise SystemExit(f"ddp_peer: {path} holds {len(values)} ints, expected {count}")
-    return torch.frombuffer(values, dtype=torch.int32).long()
+    return torch.frombuffer(read_array(path, "i", "ints", count), dtype=torch.int32).long()
 
 
 def write_floats(path, tensor):
