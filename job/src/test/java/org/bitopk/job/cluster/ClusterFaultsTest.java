@@ -177,11 +177,11 @@ class ClusterFaultsTest {
     assertEquals(0, StandaloneCluster.await(driver, RUN_TIMEOUT, log), () -> diagnostics(cluster, log));
     String driverLog = Files.readString(log) + runLogs(out);
     // A second attempt of a task killed while another attempt of it completed ("another attempt succeeded" or
-    // "Stage finished", whichever Spark saw first): only a speculative copy runs beside the original (a retry
-    // after a failure follows the failed attempt). The run's own path contains "speculation", so the log is
-    // searched for Spark's line, not the word.
+    // "Stage finished", whichever Spark saw first; Spark 4 says the latter as "Stage cancelled: Stage finished"):
+    // only a speculative copy runs beside the original (a retry after a failure follows the failed attempt). The
+    // run's own path contains "speculation", so the log is searched for Spark's line, not the word.
     assertTrue(driverLog.matches("(?s).*Lost task \\d+\\.[1-9]\\d* in stage [\\d.]+ [^\n]*TaskKilled "
-        + "\\((another attempt succeeded|Stage finished)\\).*"),
+        + "\\((another attempt succeeded|(Stage cancelled: )?Stage finished)\\).*"),
         "no speculative attempt was launched:\n" + StandaloneCluster.tail(log, 40));
     assertSameModel(reference, out);
     List<JsonNode> iterations = ClusterJob.iterations(out);
