@@ -72,7 +72,7 @@ LATE_WORKERS=()
 PROBE_MB=0
 TIME_LIMIT=3600
 LAB_DIR=""
-LINE_PROFILE=() LINE_MODULE=job LINE_TARGET=target
+LINE_PROFILE=() LINE_MODULE=job LINE_TARGET=target LINE_BUILD_PHASE=compile
 CLEANUP_ONLY=0
 JOB_ARGS=()
 USER_CONF=()
@@ -98,7 +98,9 @@ while [[ $# -gt 0 ]]; do
     --time-limit) require_value "$@"; require_positive_int "$1" "$2"; TIME_LIMIT="$2"; shift 2 ;;
     --lab-dir) require_value "$@"; LAB_DIR="$2"; shift 2 ;;
     --cleanup) CLEANUP_ONLY=1; shift ;;
-    --spark-3.5) LINE_PROFILE=(-Pspark-3.5) LINE_MODULE=job/dl4j-baselines LINE_TARGET=target/spark-3.5; shift ;;
+    # test-compile: as run-local.sh builds the Spark 3.5 line (job/dl4j-baselines' tests use the job's test jar)
+    --spark-3.5) LINE_PROFILE=(-Pspark-3.5) LINE_MODULE=job/dl4j-baselines LINE_TARGET=target/spark-3.5
+      LINE_BUILD_PHASE=test-compile; shift ;;
     --secure|--rogue) parse_lab_security_option "$1"; shift ;;
     --) shift; JOB_ARGS+=("$@"); break ;;
     -*) die "unknown option $1 (see --help; the job's own options go after --)" ;;
@@ -235,7 +237,7 @@ if [[ -n "${BITOPK_CLASSPATH:-}" ]]; then
 elif [[ ! -f "$CP_FILE" || -n "$(find "$ROOT/pom.xml" "$ROOT"/*/pom.xml "$ROOT"/*/src/main "$ROOT"/job/src/line \
     "$ROOT"/job/*/pom.xml "$ROOT"/job/*/src/main -newer "$CP_FILE" -type f 2>/dev/null | head -1)" ]]; then
   echo "netlab.sh: building bitopk (mvn compile)..." >&2
-  (cd "$ROOT" && mvn -B -q "${LINE_PROFILE[@]}" -pl "$LINE_MODULE" -am compile dependency:build-classpath \
+  (cd "$ROOT" && mvn -B -q "${LINE_PROFILE[@]}" -pl "$LINE_MODULE" -am "$LINE_BUILD_PHASE" dependency:build-classpath \
       -Dmdep.outputFile="$LINE_TARGET/classpath.txt" -Dmdep.includeScope=compile) >&2 || die "the build failed" 1
   touch "$CP_FILE"   # the plugin leaves an unchanged file alone
 fi

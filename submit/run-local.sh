@@ -8,9 +8,11 @@
 # messages go to <output>/logs/driver-<time>.log, or to the console with --verbose.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-PROFILE=() MODULE=job TARGET=target
+PROFILE=() MODULE=job TARGET=target BUILD_PHASE=compile
 if [ "${1:-}" = --spark-3.5 ]; then
-  PROFILE=(-Pspark-3.5) MODULE=job/dl4j-baselines TARGET=target/spark-3.5
+  # test-compile: job/dl4j-baselines' tests use the job's test jar, which the reactor resolves to the job's test
+  # classes only once they are compiled, even for a compile-scope class path
+  PROFILE=(-Pspark-3.5) MODULE=job/dl4j-baselines TARGET=target/spark-3.5 BUILD_PHASE=test-compile
   shift
 fi
 CLASSES="$ROOT/job/$TARGET/classes"
@@ -26,7 +28,7 @@ if stale; then
   echo "building bitopk (mvn compile)..." >&2
   # stdout carries only the job's output: Maven's lines (and the colour resets it writes even in batch mode) go
   # to stderr, colourless.
-  (cd "$ROOT" && mvn -B -q -Dstyle.color=never "${PROFILE[@]}" -pl "$MODULE" -am compile dependency:build-classpath \
+  (cd "$ROOT" && mvn -B -q -Dstyle.color=never "${PROFILE[@]}" -pl "$MODULE" -am "$BUILD_PHASE" dependency:build-classpath \
       -Dmdep.outputFile="$TARGET/classpath.txt" -Dmdep.includeScope=compile) >&2
 fi
 
