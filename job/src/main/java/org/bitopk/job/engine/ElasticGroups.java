@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.spark.api.java.JavaRDD;
 import org.bitopk.job.problem.ObjectiveFactory;
@@ -18,7 +19,9 @@ import org.bitopk.job.problem.ObjectiveFactory;
  * or, from an executor that is leaving, as it handed them over while stopping ({@link StateHandover}). A moved
  * state is installed as the state before the round, as a resumed run's is, so a planned move changes no bit of
  * the run. A worker whose state is nowhere current (its executor crashed) starts afresh where it lands, and its
- * task reports the lost residual.
+ * task reports the lost residual. When nothing leaves (an executor joined), the moving groups are first built on
+ * the executors they move to in the background ({@link GroupsInPreparation}) and the groups move at the first
+ * boundary after that; a leaving executor's groups move at once.
  */
 final class ElasticGroups<S> {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ElasticGroups.class);
@@ -40,6 +43,8 @@ final class ElasticGroups<S> {
   private final LiveExecutors executors;
   private GroupPlacement placement;
   private JavaRDD<S> rdd;
+  /** The placement whose moving groups are being built in the background, if one is. */
+  private Optional<GroupsInPreparation<S>> preparing = Optional.empty();
   /** The round about to run or running: an executor's registration is logged with it. */
   private volatile int round;
   /** Logs each executor's registration with the round then running: rounds until it works = move's round − it. */
@@ -98,12 +103,44 @@ final class ElasticGroups<S> {
       }
     }
     if (moving.isEmpty()) {
+      dropPreparation();
       return Move.NONE;
+    }
+    Optional<JavaRDD<S>> prepared = Optional.empty();
+    if (moving.stream().allMatch(g -> onLive.get(g) != null)) {
+      // nothing leaves, an executor is to be filled: its groups are built there in the background while the
+      // rounds go on where they are, and move once built, so that the move costs the states' transfer, not the
+      // new executor's first tasks
+      if (preparing.isEmpty() || !preparing.get().isFor(target)) {
+        dropPreparation();
+        preparing = Optional.of(GroupsInPreparation.start(shards, groups, target, moving, runId, t));
+      }
+      if (!preparing.get().isDone()) {
+        return Move.NONE;
+      }
+      prepared = preparing.get().take(t);
+      preparing = Optional.empty();
+      if (prepared.isEmpty()) {
+        return Move.NONE;
+      }
+    } else {
+      dropPreparation();   // a leaving executor's groups move now
     }
     long start = System.nanoTime();
     Map<Integer, WorkerMemory> found = statesOf(moving, onLive, current, t, acceptedTokens);
     JavaRDD<S> previous = rdd;
-    rdd = WorkerGroups.regroup(shards, groups, target);
+    if (prepared.isPresent()) {
+      rdd = prepared.get();
+      List<Integer> staying = new ArrayList<>();
+      for (int g = 0; g < groups; g++) {
+        if (!moving.contains(g)) {
+          staying.add(g);
+        }
+      }
+      WorkerGroups.build(rdd, target, staying);
+    } else {
+      rdd = WorkerGroups.regroup(shards, groups, target);
+    }
     placement = target;
     long bytes = 0;
     int workers = 0;
@@ -213,9 +250,15 @@ final class ElasticGroups<S> {
         + (m.compressorState() == null ? 0 : m.compressorState().length);
   }
 
-  /** Drops the grouped RDD (not the problem's own shards). */
+  private void dropPreparation() {
+    preparing.ifPresent(GroupsInPreparation::discard);
+    preparing = Optional.empty();
+  }
+
+  /** Drops the grouped RDD (not the problem's own shards) and any placement being built. */
   void release() {
     shards.context().removeSparkListener(registrations);
+    dropPreparation();
     if (rdd != shards) {
       rdd.unpersist(false);
     }

@@ -55,18 +55,30 @@ final class WorkerGroups {
    * how the groups move to other executors ({@link ElasticGroups}).
    */
   static <S> JavaRDD<S> regroup(JavaRDD<S> shards, int groups, GroupPlacement placement) {
+    JavaRDD<S> rdd = unbuilt(shards, groups, placement);
+    build(rdd, placement, java.util.stream.IntStream.range(0, groups).boxed().toList());
+    return rdd;
+  }
+
+  /** The grouped, cached RDD {@link #regroup} returns, before any of its groups is built. */
+  static <S> JavaRDD<S> unbuilt(JavaRDD<S> shards, int groups, GroupPlacement placement) {
     int workers = shards.getNumPartitions();
     RDD<S> grouped = shards.rdd().coalesce(groups, false,
         scala.Option.apply(new Contiguous(placement)), null);
-    JavaRDD<S> rdd = new JavaRDD<>(grouped, shards.classTag())
+    return new JavaRDD<>(grouped, shards.classTag())
         .setName(workers + " workers in " + groups + " tasks")
         .persist(StorageLevel.MEMORY_ONLY());
-    for (List<Integer> wave : placement.waves(groups)) {   // places every group once, before the first round
-      List<Object> partitions = new ArrayList<>(wave);
-      rdd.context().runJob(rdd.rdd(), new Count<S>(), JavaConverters.asScalaBuffer(partitions).toSeq(),
-          ClassTag$.MODULE$.apply(Long.class));
+  }
+
+  /** Builds (computes and caches) {@code which} groups of {@code rdd} where {@code placement} says, in its waves. */
+  static <S> void build(JavaRDD<S> rdd, GroupPlacement placement, java.util.Collection<Integer> which) {
+    for (List<Integer> wave : placement.waves(rdd.getNumPartitions())) {
+      List<Object> partitions = new ArrayList<>(wave.stream().filter(which::contains).toList());
+      if (!partitions.isEmpty()) {
+        rdd.context().runJob(rdd.rdd(), new Count<S>(), JavaConverters.asScalaBuffer(partitions).toSeq(),
+            ClassTag$.MODULE$.apply(Long.class));
+      }
     }
-    return rdd;
   }
 
   /** Contiguous, equal-as-possible groups in partition order. Serializable as CoalescedRDD's Scala check wants. */
