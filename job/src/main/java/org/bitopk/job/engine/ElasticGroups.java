@@ -19,8 +19,8 @@ import org.bitopk.job.problem.ObjectiveFactory;
  * or, from an executor that is leaving, as it handed them over while stopping ({@link StateHandover}). A moved
  * state is installed as the state before the round, as a resumed run's is, so a planned move changes no bit of
  * the run. A worker whose state is nowhere current (its executor crashed) starts afresh where it lands, and its
- * task reports the lost residual. When nothing leaves (an executor joined), the moving groups are first built on
- * the executors they move to in the background ({@link GroupsInPreparation}) and the groups move at the first
+ * task reports the lost residual. When nothing leaves (an executor joined), the new placement's groups are first
+ * built in the background, each where it is to be ({@link GroupsInPreparation}), and the states move at the first
  * boundary after that; a leaving executor's groups move at once.
  */
 final class ElasticGroups<S> {
@@ -113,7 +113,7 @@ final class ElasticGroups<S> {
       // new executor's first tasks
       if (preparing.isEmpty() || !preparing.get().isFor(target)) {
         dropPreparation();
-        preparing = Optional.of(GroupsInPreparation.start(shards, groups, target, moving, runId, t));
+        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, t));
       }
       if (!preparing.get().isDone()) {
         return Move.NONE;
@@ -129,18 +129,7 @@ final class ElasticGroups<S> {
     long start = System.nanoTime();
     Map<Integer, WorkerMemory> found = statesOf(moving, onLive, current, t, acceptedTokens);
     JavaRDD<S> previous = rdd;
-    if (prepared.isPresent()) {
-      rdd = prepared.get();
-      List<Integer> staying = new ArrayList<>();
-      for (int g = 0; g < groups; g++) {
-        if (!moving.contains(g)) {
-          staying.add(g);
-        }
-      }
-      WorkerGroups.build(rdd, target, staying);
-    } else {
-      rdd = WorkerGroups.regroup(shards, groups, target);
-    }
+    rdd = prepared.isPresent() ? prepared.get() : WorkerGroups.regroup(shards, groups, target);
     placement = target;
     long bytes = 0;
     int workers = 0;

@@ -7,14 +7,16 @@ import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
 
 /**
- * A placement's moving groups built in the background, on the executors they move to, while the rounds go on
- * where the groups are. A new executor's first tasks are slow (its JVM loads Spark's, ND4J's and the job's
- * classes and cuts the groups' blocks from the data set's files: a second or two, dozens of rounds); built
- * beforehand, the move itself costs the transfer of the workers' states. The groups that stay are built when
- * the placement is taken ({@link ElasticGroups}), from the shards already on their executors.
+ * A placement's groups built in the background, each on the executor it is to be on, while the rounds go on
+ * where the groups are ({@link WorkerGroups#moved}: a staying group's block read from its current one on the same
+ * executor, a moving group's fetched from the executor it leaves). A new executor's first tasks are slow (its JVM
+ * loads Spark's, ND4J's and the job's classes: a second or more, dozens of rounds); built beforehand, the move
+ * itself costs the transfer of the workers' states ({@link ElasticGroups}).
  *
- * <p>The building runs as a Spark job of its own, in a job group that {@link #discard} cancels; its tasks prefer
- * the executors the groups move to, whose task slots hold no group yet, so they do not delay a round's tasks.
+ * <p>The building runs as Spark jobs of their own, in a job group that {@link #discard} cancels. The moving
+ * groups' tasks run in the idle task slots of the executors they move to; a staying group's task, a copy of a
+ * block in memory, takes its executor's slot between two of a round's tasks. A group whose block was built
+ * elsewhere after all (Spark's locality wait ran out) makes the building fail, and the next boundary tries again.
  */
 final class GroupsInPreparation<S> {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GroupsInPreparation.class);
@@ -33,16 +35,25 @@ final class GroupsInPreparation<S> {
     this.startRound = startRound;
   }
 
-  /** Starts building the groups {@code moving} of placement {@code target} before round {@code round}. */
-  static <S> GroupsInPreparation<S> start(JavaRDD<S> shards, int groups, GroupPlacement target, List<Integer> moving,
+  /**
+   * Starts building placement {@code target} of the groups of {@code grouped} before round {@code round};
+   * {@code moving} are the groups it moves.
+   */
+  static <S> GroupsInPreparation<S> start(JavaRDD<S> grouped, GroupPlacement target, List<Integer> moving,
       String runId, int round) {
-    JavaRDD<S> rdd = WorkerGroups.unbuilt(shards, groups, target);
+    JavaRDD<S> rdd = WorkerGroups.moved(grouped, target);
+    List<Integer> all = java.util.stream.IntStream.range(0, rdd.getNumPartitions()).boxed().toList();
     GroupsInPreparation<S> preparation = new GroupsInPreparation<>(target, rdd, "bitopk-placement-" + runId, round);
-    SparkContext sc = shards.context();
+    SparkContext sc = grouped.context();
     Thread builder = new Thread(() -> {
       try {
-        sc.setJobGroup(preparation.jobGroup, "worker groups built on the executors they move to", true);
-        WorkerGroups.build(rdd, target, moving);
+        sc.setJobGroup(preparation.jobGroup, "worker groups built where they are to be", true);
+        WorkerGroups.build(rdd, target, moving);   // first: their executors' slots are free
+        WorkerGroups.build(rdd, target, all.stream().filter(g -> !moving.contains(g)).toList());
+        List<Integer> misplaced = WorkerGroups.misplaced(rdd, target);
+        if (!misplaced.isEmpty()) {
+          throw new IllegalStateException("group(s) " + misplaced + " built on another executor than placed");
+        }
         preparation.built.complete(null);
       } catch (Throwable e) {
         preparation.built.completeExceptionally(e);
@@ -52,8 +63,8 @@ final class GroupsInPreparation<S> {
     }, "bitopk-group-placement");
     builder.setDaemon(true);
     builder.start();
-    LOG.info("round {}: building group(s) {} on the executor(s) they move to, while the rounds go on", round,
-        moving);
+    LOG.info("round {}: building the groups where they are to be, group(s) {} on other executors, while the rounds "
+        + "go on", round, moving);
     return preparation;
   }
 
@@ -74,11 +85,11 @@ final class GroupsInPreparation<S> {
     try {
       built.join();
     } catch (RuntimeException e) {
-      LOG.warn("building worker groups on the executors they move to failed; trying again: {}", e.toString());
+      LOG.warn("building the worker groups where they are to be failed; trying again: {}", e.toString());
       rdd.unpersist(false);
       return Optional.empty();
     }
-    LOG.info("round {}: the moving group(s) were built in {} ms, while rounds {} to {} ran", round,
+    LOG.info("round {}: the groups were built where they are to be in {} ms, while rounds {} to {} ran", round,
         Math.round((System.nanoTime() - startNanos) / 1e6), startRound, round - 1);
     return Optional.of(rdd);
   }

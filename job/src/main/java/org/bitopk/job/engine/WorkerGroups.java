@@ -55,19 +55,46 @@ final class WorkerGroups {
    * how the groups move to other executors ({@link ElasticGroups}).
    */
   static <S> JavaRDD<S> regroup(JavaRDD<S> shards, int groups, GroupPlacement placement) {
-    JavaRDD<S> rdd = unbuilt(shards, groups, placement);
+    int workers = shards.getNumPartitions();
+    RDD<S> grouped = shards.rdd().coalesce(groups, false,
+        scala.Option.apply(new Contiguous(placement)), null);
+    JavaRDD<S> rdd = new JavaRDD<>(grouped, shards.classTag())
+        .setName(workers + " workers in " + groups + " tasks")
+        .persist(StorageLevel.MEMORY_ONLY());
+    // places every group once, before the first round
     build(rdd, placement, java.util.stream.IntStream.range(0, groups).boxed().toList());
     return rdd;
   }
 
-  /** The grouped, cached RDD {@link #regroup} returns, before any of its groups is built. */
-  static <S> JavaRDD<S> unbuilt(JavaRDD<S> shards, int groups, GroupPlacement placement) {
-    int workers = shards.getNumPartitions();
-    RDD<S> grouped = shards.rdd().coalesce(groups, false,
-        scala.Option.apply(new Contiguous(placement)), null);
-    return new JavaRDD<>(grouped, shards.classTag())
-        .setName(workers + " workers in " + groups + " tasks")
-        .persist(StorageLevel.MEMORY_ONLY());
+  /**
+   * The groups of {@code grouped} (one cached block per group) placed again as {@code placement} says, unbuilt: a
+   * group that stays reads its block from the one on its executor, a moving group fetches it from the executor it
+   * leaves (or, when that one is gone, cuts it from the shards again).
+   */
+  static <S> JavaRDD<S> moved(JavaRDD<S> grouped, GroupPlacement placement) {
+    int groups = grouped.getNumPartitions();
+    RDD<S> regrouped = grouped.rdd().coalesce(groups, false, scala.Option.apply(new Contiguous(placement)), null);
+    return new JavaRDD<>(regrouped, grouped.classTag()).setName(grouped.name()).persist(StorageLevel.MEMORY_ONLY());
+  }
+
+  /**
+   * The groups of {@code rdd} whose cached block is not on the executor {@code placement} gives them (a block
+   * built elsewhere, after Spark's locality wait, would draw the group's tasks away from its workers' states).
+   */
+  static <S> List<Integer> misplaced(JavaRDD<S> rdd, GroupPlacement placement) {
+    List<Integer> out = new ArrayList<>();
+    for (int g = 0; g < rdd.getNumPartitions(); g++) {
+      String wanted = placement.location(g).getOrElse(() -> null);
+      boolean there = false;
+      for (org.apache.spark.storage.BlockManagerId id : JavaConverters.seqAsJavaList(org.apache.spark.SparkEnv.get()
+          .blockManager().master().getLocations(new org.apache.spark.storage.RDDBlockId(rdd.id(), g)))) {
+        there |= ("executor_" + id.host() + "_" + id.executorId()).equals(wanted);
+      }
+      if (wanted != null && !there) {
+        out.add(g);
+      }
+    }
+    return out;
   }
 
   /** Builds (computes and caches) {@code which} groups of {@code rdd} where {@code placement} says, in its waves. */
