@@ -147,7 +147,7 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
       } else {
         LOG.error("the run failed", failure);
       }
-      return Failures.report(failure, err, logShown, verbose);
+      return Failures.report(failure, err, logShown, verbose());
     } finally {
       if (sc != null && provided.isEmpty()) {
         stopQuietly(sc);

@@ -28,6 +28,8 @@ import org.bitopk.compression.CompressorSpec;
 import org.bitopk.datasets.NormalizationSpec;
 import org.bitopk.job.config.Mode;
 import org.bitopk.job.config.TableInput;
+import org.bitopk.job.config.TrainSetting;
+import org.bitopk.job.config.TrainSettings;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.config.TrainingConfigBuilder;
 import org.bitopk.job.engine.DriverState;
@@ -141,27 +143,33 @@ public final class BitopkClassifier extends Estimator<BitopkClassificationModel>
     setDefault(predictionCol, "prediction");
     setDefault(probabilityCol, "probability");
     setDefault(rawPredictionCol, "rawPrediction");
-    setDefault(mode, "bidirectional");
-    setDefault(uplink, "topk");
-    setDefault(downlink, "topk");
-    setDefault(densityUp, 0.01);
-    setDefault(densityDown, 0.01);
-    setDefault(workers, 4);
-    setDefault(lr, 0.1);
-    setDefault(lrDecay, 1.0);
-    setDefault(momentum, 0.0);
-    setDefault(epochs, 1);
-    setDefault(maxIterations, 0L);
-    setDefault(batchSize, 32);
+    // the command line's defaults, as its settings declare them
+    setDefault(mode, recorded(TrainSettings.MODE));
+    setDefault(uplink, recorded(TrainSettings.UPLINK));
+    setDefault(downlink, recorded(TrainSettings.DOWNLINK));
+    setDefault(densityUp, TrainSettings.DENSITY_UP.defaultValue().orElseThrow());
+    setDefault(densityDown, TrainSettings.DENSITY_DOWN.defaultValue().orElseThrow());
+    setDefault(workers, TrainSettings.WORKERS.defaultValue().orElseThrow());
+    setDefault(lr, TrainSettings.LR.defaultValue().orElseThrow());
+    setDefault(lrDecay, TrainSettings.LR_DECAY.defaultValue().orElseThrow());
+    setDefault(momentum, TrainSettings.MOMENTUM.defaultValue().orElseThrow());
+    setDefault(epochs, TrainSettings.EPOCHS.defaultValue().orElseThrow());
+    setDefault(maxIterations, TrainSettings.MAX_ITERATIONS.defaultValue().orElseThrow());
+    setDefault(batchSize, TrainSettings.BATCH_SIZE.defaultValue().orElseThrow());
     setDefault(model, "mlp");
-    setDefault(split, "iid");
-    setDefault(seed, 42L);
-    setDefault(testFraction, 0.1);
+    setDefault(split, TrainSettings.SPLIT.defaultValue().orElseThrow());
+    setDefault(seed, TrainSettings.SEED.defaultValue().orElseThrow());
+    setDefault(testFraction, TrainSettings.TEST_FRACTION.defaultValue().orElseThrow());
     setDefault(inputShape, "");
-    setDefault(normalize, "auto");
-    setDefault(featureScale, 1.0);
+    setDefault(normalize, TrainSettings.NORMALIZE.defaultValue().orElseThrow());
+    setDefault(featureScale, TrainSettings.FEATURE_SCALE.defaultValue().orElseThrow());
     setDefault(outputDir, "");
-    setDefault(overwrite, false);
+    setDefault(overwrite, TrainSettings.OVERWRITE.defaultValue().orElseThrow());
+  }
+
+  /** A setting's default as its flag's text, e.g. {@code topk}. */
+  private static <T> String recorded(TrainSetting<T> setting) {
+    return String.valueOf(setting.recordedForm(setting.defaultValue().orElseThrow()));
   }
 
   @Override

@@ -110,7 +110,7 @@ public final class TableInput {
   }
 
   public double testFraction() {
-    return testFraction != null ? testFraction : 0.1;
+    return TrainSettings.TEST_FRACTION.orDefault(testFraction);
   }
 
   /** The training rows' source (not for a DataFrame input, which is handed over in code). */
@@ -181,13 +181,13 @@ public final class TableInput {
     private String path;
     private String table;
     private String features;
-    private String label = "label";
+    private String label = TrainSettings.LABEL.defaultValue().orElseThrow();
     private int[] inputShape;
     private String testData;
     private Double testFraction;
-    private NormalizationSpec normalize = NormalizationSpec.parse("auto", 1);
-    private String normalizeText = "auto";
-    private double featureScale = 1;
+    private double featureScale = TrainSettings.FEATURE_SCALE.defaultValue().orElseThrow();
+    private String normalizeText = TrainSettings.NORMALIZE.defaultValue().orElseThrow();
+    private NormalizationSpec normalize = NormalizationSpec.parse(normalizeText, featureScale);
 
     private Builder() {}
 
@@ -230,7 +230,7 @@ public final class TableInput {
       if (column != null && column.isBlank()) {
         throw new IllegalArgumentException(flag(LABEL) + ": expected a column name");
       }
-      this.label = column == null ? "label" : column.trim();
+      this.label = column == null ? TrainSettings.LABEL.defaultValue().orElseThrow() : column.trim();
       return this;
     }
 
@@ -253,7 +253,7 @@ public final class TableInput {
     }
 
     public Builder normalize(String spec) {
-      this.normalizeText = spec == null ? "auto" : spec;
+      this.normalizeText = TrainSettings.NORMALIZE.orDefault(spec);
       return this;
     }
 

@@ -1,12 +1,10 @@
 package org.bitopk.job.config;
 
-import java.util.Set;
-
 /**
- * The train flags' names, written here once: the command line's options ({@link TrainOptions}), a run's
- * {@code config.json}, the keys of a grid point and the messages about a flag (which start with its name) all
- * take them from these constants. Keys are the flag names without dashes; {@link #flag} adds them. The names
- * only: {@link FlagValues} reads and writes a run's settings under them.
+ * The train flags' names, written here once: the settings' declarations ({@link TrainSettings}), and so the
+ * command line's options, a run's {@code config.json} and the keys of a grid point, and the messages about a flag
+ * (which start with its name) all take them from these constants. Keys are the flag names without dashes;
+ * {@link #flag} adds them. The names only: {@link TrainSettings} declares what each setting is.
  */
 public final class TrainFlags {
   public static final String CONFIG = "config";
@@ -66,19 +64,5 @@ public final class TrainFlags {
   /** The flag as typed on the command line and named in messages: {@code --density-up} for {@code density-up}. */
   public static String flag(String key) {
     return "--" + key;
-  }
-
-  /**
-   * The compression flags a mode does not use ({@code dense}: all of them, {@code unidirectional}: the
-   * downlink's); a run refuses them unless they state what the mode implies.
-   */
-  public static Set<String> notApplicableTo(String mode) {
-    if (Mode.DENSE.cliName().equals(mode)) {
-      return Set.of(UPLINK, DOWNLINK, DENSITY_UP, DENSITY_DOWN, K_UP, K_DOWN, K_ROUNDING, VALUES_UP, VALUES_DOWN);
-    }
-    if (Mode.UNIDIRECTIONAL.cliName().equals(mode)) {
-      return Set.of(DOWNLINK, DENSITY_DOWN, K_DOWN, VALUES_DOWN);
-    }
-    return Set.of();
   }
 }

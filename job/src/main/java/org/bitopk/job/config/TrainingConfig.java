@@ -71,7 +71,8 @@ public final class TrainingConfig {
     this.counterexample = CounterexampleSetting.names(b.dataset) ? CounterexampleSetting.parse(b.dataset) : null;
     this.syntheticGradients = SyntheticGradientSetting.names(b.dataset) ? SyntheticGradientSetting.parse(b.dataset)
         : null;
-    this.workers = b.workers != null ? b.workers : (counterexample != null ? counterexample.workers() : 4);
+    this.workers = b.workers != null ? b.workers
+        : counterexample != null ? counterexample.workers() : TrainSettings.WORKERS.defaultValue().orElseThrow();
     this.tasks = b.tasks;
     if (tasks > workers) {
       throw new IllegalArgumentException(flag(TASKS) + ": expected at most --workers (" + workers
@@ -305,7 +306,7 @@ public final class TrainingConfig {
 
   /** Default learning rate: 0.1 (tuned for the MLPs at batch 32), 0.01 for the counterexample (the paper's). */
   public static double defaultLearningRate(String dataset) {
-    return CounterexampleSetting.names(dataset) ? 0.01 : 0.1;
+    return CounterexampleSetting.names(dataset) ? 0.01 : TrainSettings.LR.defaultValue().orElseThrow();
   }
 
   public TrainingConfigBuilder toBuilder() {

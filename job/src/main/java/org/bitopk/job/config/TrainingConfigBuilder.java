@@ -17,44 +17,44 @@ import org.bitopk.job.problem.synthetic.SyntheticGradientSetting;
 /** The validating builder of a {@link TrainingConfig}; every setter names its flag in the error message. */
 public final class TrainingConfigBuilder {
   String master;
-  String dataset = "fashion-mnist";
+  String dataset = TrainSettings.DATASET.defaultValue().orElseThrow();
   String data;
   ModelSpec model;
-  Mode mode = Mode.BIDIRECTIONAL;
+  Mode mode = TrainSettings.MODE.defaultValue().orElseThrow();
   Integer workers;
-  int tasks;
-  CompressorSpec uplink = CompressorSpec.parse("topk");
-  CompressorSpec downlink = CompressorSpec.parse("topk");
-  double densityUp = 0.01;
-  double densityDown = 0.01;
-  KRounding kRounding = KRounding.FLOOR;
-  ValueFormat valuesUp = ValueFormat.FP32;
-  ValueFormat valuesDown = ValueFormat.FP32;
+  int tasks = TrainSettings.TASKS.defaultValue().orElseThrow();
+  CompressorSpec uplink = TrainSettings.UPLINK.defaultValue().orElseThrow();
+  CompressorSpec downlink = TrainSettings.DOWNLINK.defaultValue().orElseThrow();
+  double densityUp = TrainSettings.DENSITY_UP.defaultValue().orElseThrow();
+  double densityDown = TrainSettings.DENSITY_DOWN.defaultValue().orElseThrow();
+  KRounding kRounding = TrainSettings.K_ROUNDING.defaultValue().orElseThrow();
+  ValueFormat valuesUp = TrainSettings.VALUES_UP.defaultValue().orElseThrow();
+  ValueFormat valuesDown = TrainSettings.VALUES_DOWN.defaultValue().orElseThrow();
   Integer kUp;
   Integer kDown;
   String x0;
   Double learningRate;
-  double lrDecay = 1.0;
-  double momentum = 0.0;
-  int batchSize = 32;
-  int epochs = 1;
-  long maxIterations = 0;
-  boolean nonIid;
-  long seed = 42;
+  double lrDecay = TrainSettings.LR_DECAY.defaultValue().orElseThrow();
+  double momentum = TrainSettings.MOMENTUM.defaultValue().orElseThrow();
+  int batchSize = TrainSettings.BATCH_SIZE.defaultValue().orElseThrow();
+  int epochs = TrainSettings.EPOCHS.defaultValue().orElseThrow();
+  long maxIterations = TrainSettings.MAX_ITERATIONS.defaultValue().orElseThrow();
+  boolean nonIid = TrainSettings.SPLIT.defaultValue().orElseThrow().equals("non-iid");
+  long seed = TrainSettings.SEED.defaultValue().orElseThrow();
   String output;
-  boolean overwrite;
-  int evalEvery = 1;
-  int consistencyCheckEvery = 100;
-  int snapshotEvery = 32;
-  int updateWindow = 32;
-  boolean xi;
+  boolean overwrite = TrainSettings.OVERWRITE.defaultValue().orElseThrow();
+  int evalEvery = TrainSettings.EVAL_EVERY.defaultValue().orElseThrow();
+  int consistencyCheckEvery = TrainSettings.CONSISTENCY_CHECK_EVERY.defaultValue().orElseThrow();
+  int snapshotEvery = TrainSettings.SNAPSHOT_EVERY.defaultValue().orElseThrow();
+  int updateWindow = TrainSettings.UPDATE_WINDOW.defaultValue().orElseThrow();
+  boolean xi = TrainSettings.XI.defaultValue().orElseThrow();
   List<Integer> captureVectors = List.of();
-  boolean quiet;
-  UplinkFeedback uplinkFeedback = UplinkFeedback.EF14;
+  boolean quiet = TrainSettings.QUIET.defaultValue().orElseThrow();
+  UplinkFeedback uplinkFeedback = UplinkFeedback.parse(TrainSettings.UPLINK_FEEDBACK.defaultValue().orElseThrow());
   DownlinkScheme downlinkScheme;
   Double upMemoryRate;
   Double downMemoryRate;
-  int checkpointEvery;
+  int checkpointEvery = TrainSettings.CHECKPOINT_EVERY.defaultValue().orElseThrow();
   boolean resume;
   TableInput table;
 
@@ -62,14 +62,14 @@ public final class TrainingConfigBuilder {
 
   /** The Spark master URL; its syntax is checked here ({@link MasterUrl}), its reachability before Spark starts. */
   public TrainingConfigBuilder master(String v) {
-    String m = nonBlank(MASTER, v);
+    String m = TrainSettings.MASTER.checked(v);
     MasterUrl.parse(m);
     master = m;
     return this;
   }
 
   public TrainingConfigBuilder dataset(String v) {
-    String d = nonBlank(DATASET, v);
+    String d = TrainSettings.DATASET.checked(v);
     DatasetChoice.parse(d); // one line naming the text and the choices
     try {
       if (CounterexampleSetting.names(d)) {
@@ -85,13 +85,13 @@ public final class TrainingConfigBuilder {
   }
 
   /** The data directory URI; null for the dataset's default location (an empty text is refused). */
-  public TrainingConfigBuilder data(String v) { data = v == null ? null : nonBlank(DATA, v); return this; }
+  public TrainingConfigBuilder data(String v) { data = v == null ? null : TrainSettings.DATA.checked(v); return this; }
   public TrainingConfigBuilder model(ModelSpec v) { model = v; return this; }
   public TrainingConfigBuilder mode(Mode v) { mode = Objects.requireNonNull(v, flag(MODE)); return this; }
-  public TrainingConfigBuilder workers(int v) { workers = atLeast(WORKERS, v, 1); return this; }
+  public TrainingConfigBuilder workers(int v) { workers = TrainSettings.WORKERS.checked(v); return this; }
 
   /** Spark tasks per round (1..workers); 0 = as many as the cluster has task slots, at most workers. */
-  public TrainingConfigBuilder tasks(int v) { tasks = atLeast(TASKS, v, 0); return this; }
+  public TrainingConfigBuilder tasks(int v) { tasks = TrainSettings.TASKS.checked(v); return this; }
   public TrainingConfigBuilder uplink(CompressorSpec v) {
     uplink = Objects.requireNonNull(v, flag(UPLINK));
     return this;
@@ -100,14 +100,23 @@ public final class TrainingConfigBuilder {
     downlink = Objects.requireNonNull(v, flag(DOWNLINK));
     return this;
   }
-  public TrainingConfigBuilder densityUp(double v) { densityUp = density(DENSITY_UP, v); return this; }
-  public TrainingConfigBuilder densityDown(double v) { densityDown = density(DENSITY_DOWN, v); return this; }
+  public TrainingConfigBuilder densityUp(double v) { densityUp = TrainSettings.DENSITY_UP.checked(v); return this; }
+  public TrainingConfigBuilder densityDown(double v) {
+    densityDown = TrainSettings.DENSITY_DOWN.checked(v);
+    return this;
+  }
   /** The uplink k directly, instead of a density (null: from the density). */
-  public TrainingConfigBuilder kUp(Integer v) { kUp = v == null ? null : atLeast(K_UP, v, 1); return this; }
+  public TrainingConfigBuilder kUp(Integer v) {
+    kUp = v == null ? null : TrainSettings.K_UP.checked(v);
+    return this;
+  }
   /** The downlink k directly, instead of a density (null: from the density). */
-  public TrainingConfigBuilder kDown(Integer v) { kDown = v == null ? null : atLeast(K_DOWN, v, 1); return this; }
+  public TrainingConfigBuilder kDown(Integer v) {
+    kDown = v == null ? null : TrainSettings.K_DOWN.checked(v);
+    return this;
+  }
   /** The counterexample's x₀ file (null: generated from the seed; an empty text is refused). */
-  public TrainingConfigBuilder x0(String v) { x0 = v == null ? null : nonBlank(X0, v); return this; }
+  public TrainingConfigBuilder x0(String v) { x0 = v == null ? null : TrainSettings.X0.checked(v); return this; }
   public TrainingConfigBuilder kRounding(KRounding v) {
     kRounding = Objects.requireNonNull(v, flag(K_ROUNDING));
     return this;
@@ -125,55 +134,42 @@ public final class TrainingConfigBuilder {
     return this;
   }
 
-  public TrainingConfigBuilder learningRate(double v) {
-    if (!(v > 0 && Double.isFinite(v))) {
-      throw new IllegalArgumentException(flag(LR) + ": expected a positive number, got " + v);
-    }
-    learningRate = v;
-    return this;
-  }
-
-  public TrainingConfigBuilder lrDecay(double v) {
-    if (!(v > 0 && v <= 1)) {
-      throw new IllegalArgumentException(flag(LR_DECAY) + ": expected a factor in (0, 1], got " + v);
-    }
-    lrDecay = v;
-    return this;
-  }
-
-  public TrainingConfigBuilder momentum(double v) {
-    if (!(v >= 0 && v < 1)) {
-      throw new IllegalArgumentException(flag(MOMENTUM) + ": expected a value in [0, 1), got " + v);
-    }
-    momentum = v;
-    return this;
-  }
-
-  public TrainingConfigBuilder batchSize(int v) { batchSize = atLeast(BATCH_SIZE, v, 1); return this; }
-  public TrainingConfigBuilder epochs(int v) { epochs = atLeast(EPOCHS, v, 1); return this; }
+  public TrainingConfigBuilder learningRate(double v) { learningRate = TrainSettings.LR.checked(v); return this; }
+  public TrainingConfigBuilder lrDecay(double v) { lrDecay = TrainSettings.LR_DECAY.checked(v); return this; }
+  public TrainingConfigBuilder momentum(double v) { momentum = TrainSettings.MOMENTUM.checked(v); return this; }
+  public TrainingConfigBuilder batchSize(int v) { batchSize = TrainSettings.BATCH_SIZE.checked(v); return this; }
+  public TrainingConfigBuilder epochs(int v) { epochs = TrainSettings.EPOCHS.checked(v); return this; }
 
   public TrainingConfigBuilder maxIterations(long v) {
-    if (v < 0) {
-      throw new IllegalArgumentException(flag(MAX_ITERATIONS) + ": expected >= 0 (0 = no limit), got " + v);
-    }
-    maxIterations = v;
+    maxIterations = TrainSettings.MAX_ITERATIONS.checked(v);
     return this;
   }
 
   public TrainingConfigBuilder nonIid(boolean v) { nonIid = v; return this; }
   public TrainingConfigBuilder seed(long v) { seed = v; return this; }
   /** The output directory URI; null for runs/&lt;timestamp&gt; (an empty text is refused). */
-  public TrainingConfigBuilder output(String v) { output = v == null ? null : nonBlank(OUTPUT, v); return this; }
-  public TrainingConfigBuilder overwrite(boolean v) { overwrite = v; return this; }
-  public TrainingConfigBuilder evalEvery(int v) { evalEvery = atLeast(EVAL_EVERY, v, 1); return this; }
-
-  public TrainingConfigBuilder consistencyCheckEvery(int v) {
-    consistencyCheckEvery = atLeast(CONSISTENCY_CHECK_EVERY, v, 0);
+  public TrainingConfigBuilder output(String v) {
+    output = v == null ? null : TrainSettings.OUTPUT.checked(v);
     return this;
   }
 
-  public TrainingConfigBuilder snapshotEvery(int v) { snapshotEvery = atLeast(SNAPSHOT_EVERY, v, 1); return this; }
-  public TrainingConfigBuilder updateWindow(int v) { updateWindow = atLeast(UPDATE_WINDOW, v, 1); return this; }
+  public TrainingConfigBuilder overwrite(boolean v) { overwrite = v; return this; }
+  public TrainingConfigBuilder evalEvery(int v) { evalEvery = TrainSettings.EVAL_EVERY.checked(v); return this; }
+
+  public TrainingConfigBuilder consistencyCheckEvery(int v) {
+    consistencyCheckEvery = TrainSettings.CONSISTENCY_CHECK_EVERY.checked(v);
+    return this;
+  }
+
+  public TrainingConfigBuilder snapshotEvery(int v) {
+    snapshotEvery = TrainSettings.SNAPSHOT_EVERY.checked(v);
+    return this;
+  }
+
+  public TrainingConfigBuilder updateWindow(int v) {
+    updateWindow = TrainSettings.UPDATE_WINDOW.checked(v);
+    return this;
+  }
   public TrainingConfigBuilder xi(boolean v) { xi = v; return this; }
 
   /**
@@ -187,7 +183,7 @@ public final class TrainingConfigBuilder {
       captureVectors = List.of();
       return this;
     }
-    String text = nonBlank(CAPTURE_VECTORS, v);
+    String text = TrainSettings.CAPTURE_VECTORS.checked(v);
     TreeSet<Integer> rounds = new TreeSet<>();
     for (String part : text.split(",", -1)) {
       String entry = part.trim();
@@ -219,22 +215,22 @@ public final class TrainingConfigBuilder {
   public TrainingConfigBuilder downlinkScheme(DownlinkScheme v) { downlinkScheme = v; return this; }
 
   /** α_up in (0, 1], or null for the default 1/(2(ω + 1)) of an unbiased compressor. */
-  public TrainingConfigBuilder upMemoryRate(Double v) { upMemoryRate = rate(UP_MEMORY_RATE, v); return this; }
+  public TrainingConfigBuilder upMemoryRate(Double v) {
+    upMemoryRate = v == null ? null : TrainSettings.UP_MEMORY_RATE.checked(v);
+    return this;
+  }
 
   /** α_dwn in (0, 1], or null for the default 1/(2(ω + 1)) of an unbiased compressor. */
-  public TrainingConfigBuilder downMemoryRate(Double v) { downMemoryRate = rate(DOWN_MEMORY_RATE, v); return this; }
-
-  private static Double rate(String key, Double v) {
-    if (v != null && !(v > 0 && v <= 1)) {
-      throw new IllegalArgumentException(flag(key) + ": expected a rate in (0, 1], got " + v);
-    }
-    return v;
+  public TrainingConfigBuilder downMemoryRate(Double v) {
+    downMemoryRate = v == null ? null : TrainSettings.DOWN_MEMORY_RATE.checked(v);
+    return this;
   }
+
   public TrainingConfigBuilder quiet(boolean v) { quiet = v; return this; }
 
   /** Every N rounds, write a checkpoint to output/checkpoints (0 = never). */
   public TrainingConfigBuilder checkpointEvery(int v) {
-    checkpointEvery = atLeast(CHECKPOINT_EVERY, v, 0);
+    checkpointEvery = TrainSettings.CHECKPOINT_EVERY.checked(v);
     return this;
   }
 
@@ -246,27 +242,5 @@ public final class TrainingConfigBuilder {
 
   public TrainingConfig build() {
     return new TrainingConfig(this);
-  }
-
-  private static String nonBlank(String key, String v) {
-    if (v == null || v.isBlank()) {
-      throw new IllegalArgumentException(flag(key) + ": expected a non-empty value, got '" + (v == null ? "" : v)
-          + "' (leave the flag out for its default)");
-    }
-    return v.trim();
-  }
-
-  private static int atLeast(String key, int v, int min) {
-    if (v < min) {
-      throw new IllegalArgumentException(flag(key) + ": expected an integer >= " + min + ", got " + v);
-    }
-    return v;
-  }
-
-  private static double density(String key, double v) {
-    if (!(v > 0 && v <= 1)) {
-      throw new IllegalArgumentException(flag(key) + ": expected a density in (0, 1], got " + v);
-    }
-    return v;
   }
 }

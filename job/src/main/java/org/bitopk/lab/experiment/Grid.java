@@ -20,6 +20,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.job.config.FlagValues;
 import org.bitopk.job.config.TrainFlags;
+import org.bitopk.job.config.TrainSettings;
 import org.bitopk.job.spark.SparkSetup;
 
 /**
@@ -170,7 +171,7 @@ public final class Grid {
       String pointName = values.containsKey("name") ? values.remove("name") : GridPoint.nameOf(varying, values);
       Map<String, String> settings = new LinkedHashMap<>(base);
       // base keys this point's mode does not use: the run would refuse them (a point's own values stay)
-      settings.keySet().removeAll(TrainFlags.notApplicableTo(values.getOrDefault(TrainFlags.MODE,
+      settings.keySet().removeAll(TrainSettings.notApplicableTo(values.getOrDefault(TrainFlags.MODE,
           base.get(TrainFlags.MODE))));
       settings.putAll(values);
       Optional<String> refused = GridPoint.refusal(pointName);
