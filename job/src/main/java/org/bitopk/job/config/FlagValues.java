@@ -1,6 +1,6 @@
 package org.bitopk.job.config;
 
-import static org.bitopk.job.config.TrainFlags.*;
+import static org.bitopk.job.config.TrainSettings.*;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
-import org.bitopk.compression.ValueFormat;
 import picocli.CommandLine;
 
 /**
@@ -19,8 +18,7 @@ import picocli.CommandLine;
  */
 public final class FlagValues {
   /** Flags that say where and how to run rather than what: not part of a run's settings. */
-  private static final Set<String> RUNNER_KEYS = new TreeSet<>(Set.of(CONFIG, RESUME, OUTPUT, OVERWRITE, "help",
-      "version"));
+  private static final Set<String> RUNNER_KEYS = runnerKeys();
 
   private FlagValues() {}
 
@@ -35,9 +33,10 @@ public final class FlagValues {
     TrainOptions options = new TrainOptions();
     CommandLine line = new CommandLine(options);
     for (String key : settings.keySet()) {
-      if (line.getCommandSpec().findOption(flag(key)) == null || RUNNER_KEYS.contains(key)) {
+      if (line.getCommandSpec().findOption(TrainFlags.flag(key)) == null || RUNNER_KEYS.contains(key)) {
         throw new IllegalArgumentException("unknown key '" + key + "' (keys are train flag names without dashes, "
-            + "e.g. " + LR + ", " + DENSITY_UP + "; " + String.join(", ", RUNNER_KEYS) + " are not settings of a run)");
+            + "e.g. " + LR.key() + ", " + DENSITY_UP.key() + "; " + String.join(", ", RUNNER_KEYS)
+            + " are not settings of a run)");
       }
     }
     line.setDefaultValueProvider(ConfigFile.of(settings));
@@ -52,61 +51,54 @@ public final class FlagValues {
   /** The settings as flag name → value (resolved defaults included; output omitted when not given). */
   public static Map<String, Object> of(TrainingConfig c) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put(MASTER, c.master());
-    m.put(DATASET, c.table() == null ? c.dataset() : null);
-    m.put(DATA, c.table() == null ? c.data() : c.table().path());
-    m.put(MODEL, c.hasNoNetwork() ? null : c.model().flagValue());
-    m.put(MODE, c.mode().cliName());
-    m.put(WORKERS, c.workers());
-    m.put(TASKS, c.tasks());
-    m.put(UPLINK, c.uplink().toString());
-    m.put(DOWNLINK, c.downlink().toString());
-    m.put(DENSITY_UP, c.densityUp());
-    m.put(DENSITY_DOWN, c.densityDown());
-    if (c.kUp() != null) {
-      m.put(K_UP, c.kUp());
-    }
-    if (c.kDown() != null) {
-      m.put(K_DOWN, c.kDown());
-    }
-    m.put(K_ROUNDING, c.kRounding().text());
-    if (c.valuesUp() != ValueFormat.FP32) {
-      m.put(VALUES_UP, c.valuesUp().text());
-    }
-    if (c.valuesDown() != ValueFormat.FP32) {
-      m.put(VALUES_DOWN, c.valuesDown().text());
-    }
-    m.put(LR, c.learningRate());
-    m.put(LR_DECAY, c.lrDecay());
-    m.put(MOMENTUM, c.momentum());
-    m.put(UPLINK_FEEDBACK, c.uplinkFeedback().cliName());
-    m.put(DOWNLINK_SCHEME, c.downlinkScheme().cliName());
-    if (c.upMemoryRate() != null) {
-      m.put(UP_MEMORY_RATE, c.upMemoryRate());
-    }
-    if (c.downMemoryRate() != null) {
-      m.put(DOWN_MEMORY_RATE, c.downMemoryRate());
-    }
-    m.put(BATCH_SIZE, c.batchSize());
-    m.put(EPOCHS, c.epochs());
-    m.put(MAX_ITERATIONS, c.maxIterations());
-    m.put(SPLIT, c.nonIid() ? "non-iid" : "iid");
-    m.put(SEED, c.seed());
-    m.put(OUTPUT, c.output());
-    m.put(EVAL_EVERY, c.evalEvery());
-    m.put(CONSISTENCY_CHECK_EVERY, c.consistencyCheckEvery());
-    m.put(SNAPSHOT_EVERY, c.snapshotEvery());
-    m.put(UPDATE_WINDOW, c.updateWindow());
-    m.put(XI, c.xi());
-    m.put(CAPTURE_VECTORS, c.captureVectors().isEmpty() ? null : TrainingConfig.captureVectorsText(c.captureVectors()));
-    m.put(CHECKPOINT_EVERY, c.checkpointEvery());
-    if (c.x0() != null) {
-      m.put(X0, c.x0());
-    }
+    put(m, MASTER, c.master());
+    put(m, DATASET, c.table() == null ? c.dataset() : null);
+    put(m, DATA, c.table() == null ? c.data() : c.table().path());
+    m.put(MODEL.key(), c.hasNoNetwork() ? null : c.model().flagValue());   // a file's network: its configuration too
+    put(m, MODE, c.mode());
+    put(m, WORKERS, c.workers());
+    put(m, TASKS, c.tasks());
+    put(m, UPLINK, c.uplink());
+    put(m, DOWNLINK, c.downlink());
+    put(m, DENSITY_UP, c.densityUp());
+    put(m, DENSITY_DOWN, c.densityDown());
+    put(m, K_UP, c.kUp());
+    put(m, K_DOWN, c.kDown());
+    put(m, K_ROUNDING, c.kRounding());
+    put(m, VALUES_UP, c.valuesUp());
+    put(m, VALUES_DOWN, c.valuesDown());
+    put(m, LR, c.learningRate());
+    put(m, LR_DECAY, c.lrDecay());
+    put(m, MOMENTUM, c.momentum());
+    put(m, UPLINK_FEEDBACK, c.uplinkFeedback().cliName());
+    put(m, DOWNLINK_SCHEME, c.downlinkScheme().cliName());
+    put(m, UP_MEMORY_RATE, c.upMemoryRate());
+    put(m, DOWN_MEMORY_RATE, c.downMemoryRate());
+    put(m, BATCH_SIZE, c.batchSize());
+    put(m, EPOCHS, c.epochs());
+    put(m, MAX_ITERATIONS, c.maxIterations());
+    put(m, SPLIT, c.nonIid() ? "non-iid" : "iid");
+    put(m, SEED, c.seed());
+    put(m, OUTPUT, c.output());
+    put(m, EVAL_EVERY, c.evalEvery());
+    put(m, CONSISTENCY_CHECK_EVERY, c.consistencyCheckEvery());
+    put(m, SNAPSHOT_EVERY, c.snapshotEvery());
+    put(m, UPDATE_WINDOW, c.updateWindow());
+    put(m, XI, c.xi());
+    put(m, CAPTURE_VECTORS, c.captureVectors().isEmpty() ? null : TrainingConfig.captureVectorsText(c.captureVectors()));
+    put(m, CHECKPOINT_EVERY, c.checkpointEvery());
+    put(m, X0, c.x0());
     if (c.table() != null) {
       m.putAll(c.table().toFlags());
     }
     return m;
+  }
+
+  /** Writes {@code value} in the setting's recorded form, unless the setting leaves such a value out. */
+  private static <T> void put(Map<String, Object> m, TrainSetting<T> setting, T value) {
+    if (!setting.omits(value)) {
+      m.put(setting.key(), setting.recordedForm(value));
+    }
   }
 
   /**
@@ -121,17 +113,24 @@ public final class FlagValues {
     Map<String, Object> m = new LinkedHashMap<>(of(c));
     m.values().removeIf(Objects::isNull);
     if (c.hasNoNetwork()) {
-      m.keySet().removeAll(List.of(MODEL, SPLIT, BATCH_SIZE, DATA));
+      m.keySet().removeAll(List.of(MODEL.key(), SPLIT.key(), BATCH_SIZE.key(), DATA.key()));
     }
     if (c.mode() == Mode.DENSE) {
-      m.remove(K_ROUNDING);   // dense mode keeps every coordinate: no k to round
+      m.remove(K_ROUNDING.key());   // dense mode keeps every coordinate: no k to round
     }
     if (c.kUp() != null) {
-      m.remove(DENSITY_UP);   // k is given directly: the density is not used
+      m.remove(DENSITY_UP.key());   // k is given directly: the density is not used
     }
     if (c.kDown() != null) {
-      m.remove(DENSITY_DOWN);
+      m.remove(DENSITY_DOWN.key());
     }
     return m;
+  }
+
+  /** The runner settings' keys and the standard options' names, sorted as the refusal lists them. */
+  private static Set<String> runnerKeys() {
+    Set<String> keys = new TreeSet<>(Set.of("help", "version"));
+    ALL.stream().filter(TrainSetting::runner).forEach(s -> keys.add(s.key()));
+    return keys;
   }
 }
