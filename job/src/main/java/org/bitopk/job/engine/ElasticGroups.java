@@ -113,7 +113,7 @@ final class ElasticGroups<S> {
       // new executor's first tasks
       if (preparing.isEmpty() || !preparing.get().isFor(target)) {
         dropPreparation();
-        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, t));
+        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, t));
       }
       if (!preparing.get().isDone()) {
         return Move.NONE;

@@ -5,13 +5,18 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
+import org.bitopk.job.problem.ObjectiveFactory;
+import scala.collection.JavaConverters;
+import scala.reflect.ClassTag$;
+import scala.runtime.AbstractFunction1;
 
 /**
  * A placement's groups built in the background, each on the executor it is to be on, while the rounds go on
  * where the groups are ({@link WorkerGroups#moved}: a staying group's block read from its current one on the same
  * executor, a moving group's fetched from the executor it leaves). A new executor's first tasks are slow (its JVM
- * loads Spark's, ND4J's and the job's classes: a second or more, dozens of rounds); built beforehand, the move
- * itself costs the transfer of the workers' states ({@link ElasticGroups}).
+ * loads Spark's, ND4J's and the job's classes and sets up a model replica: a second or more, dozens of rounds);
+ * built beforehand, with a replica waiting in the run's pool there, the move itself costs the transfer of the
+ * workers' states ({@link ElasticGroups}).
  *
  * <p>The building runs as Spark jobs of their own, in a job group that {@link #discard} cancels. The moving
  * groups' tasks run in the idle task slots of the executors they move to; a staying group's task, a copy of a
@@ -40,7 +45,7 @@ final class GroupsInPreparation<S> {
    * {@code moving} are the groups it moves.
    */
   static <S> GroupsInPreparation<S> start(JavaRDD<S> grouped, GroupPlacement target, List<Integer> moving,
-      String runId, int round) {
+      String runId, ObjectiveFactory<S> factory, int round) {
     JavaRDD<S> rdd = WorkerGroups.moved(grouped, target);
     List<Integer> all = java.util.stream.IntStream.range(0, rdd.getNumPartitions()).boxed().toList();
     GroupsInPreparation<S> preparation = new GroupsInPreparation<>(target, rdd, "bitopk-placement-" + runId, round);
@@ -49,6 +54,9 @@ final class GroupsInPreparation<S> {
       try {
         sc.setJobGroup(preparation.jobGroup, "worker groups built where they are to be", true);
         WorkerGroups.build(rdd, target, moving);   // first: their executors' slots are free
+        sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory),
+            JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
+            ClassTag$.MODULE$.apply(Integer.class));
         WorkerGroups.build(rdd, target, all.stream().filter(g -> !moving.contains(g)).toList());
         List<Integer> misplaced = WorkerGroups.misplaced(rdd, target);
         if (!misplaced.isEmpty()) {
@@ -92,6 +100,29 @@ final class GroupsInPreparation<S> {
     LOG.info("round {}: the groups were built where they are to be in {} ms, while rounds {} to {} ran", round,
         Math.round((System.nanoTime() - startNanos) / 1e6), startRound, round - 1);
     return Optional.of(rdd);
+  }
+
+  /**
+   * On a moving group's executor, a model replica in the run's pool: the group's first round there finds ND4J and
+   * the network set up (as a replica a round released) and only brings it to x_t. A named class: no closure.
+   */
+  private static final class ReplicaInPool<S> extends AbstractFunction1<scala.collection.Iterator<S>, Integer>
+      implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+    private final String runId;
+    private final ObjectiveFactory<S> factory;
+
+    ReplicaInPool(String runId, ObjectiveFactory<S> factory) {
+      this.runId = runId;
+      this.factory = factory;
+    }
+
+    @Override
+    public Integer apply(scala.collection.Iterator<S> group) {
+      RunState run = ExecutorRegistry.run(runId);
+      run.release(run.borrow(factory, Integer.MAX_VALUE));   // an idle replica there already, or a new one
+      return 1;
+    }
   }
 
   /** Stops building and drops what was built: the placement is no longer wanted. */
