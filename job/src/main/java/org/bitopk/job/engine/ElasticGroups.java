@@ -134,6 +134,7 @@ final class ElasticGroups<S> {
     long bytes = 0;
     int workers = 0;
     int notFound = 0;
+    Map<Integer, List<WorkerMemory>> restoring = new java.util.LinkedHashMap<>();
     for (int g : moving) {
       List<WorkerMemory> memories = new ArrayList<>();
       for (int w = first(g, acceptedTokens.length); w < first(g + 1, acceptedTokens.length); w++) {
@@ -149,9 +150,10 @@ final class ElasticGroups<S> {
         holders[w] = null;
       }
       if (!memories.isEmpty()) {
-        WorkerMemories.restoreGroup(rdd, g, runId, factory, uplink, memories, t);
+        restoring.put(g, memories);
       }
     }
+    restore(restoring, t);
     if (previous != shards) {
       previous.unpersist(false);
     }
@@ -160,6 +162,38 @@ final class ElasticGroups<S> {
         + "{} not found", t, moving.size(), live.size(), workers - notFound, bytes, Math.round(move.millis()),
         notFound);
     return move;
+  }
+
+  /**
+   * Installs each group's states on its executor, one job per group (each task carries its own group's states
+   * only), the jobs submitted side by side: their tasks run at once in the executors' free slots.
+   */
+  private void restore(Map<Integer, List<WorkerMemory>> memoriesByGroup, int t) {
+    List<java.util.concurrent.CompletableFuture<Void>> jobs = new ArrayList<>();
+    for (Map.Entry<Integer, List<WorkerMemory>> group : memoriesByGroup.entrySet()) {
+      java.util.concurrent.CompletableFuture<Void> job = new java.util.concurrent.CompletableFuture<>();
+      Thread submitter = new Thread(() -> {
+        try {
+          WorkerMemories.restoreGroup(rdd, group.getKey(), runId, factory, uplink, group.getValue(), t);
+          job.complete(null);
+        } catch (Throwable e) {
+          job.completeExceptionally(e);
+        }
+      }, "bitopk-restore-group-" + group.getKey());
+      submitter.setDaemon(true);
+      submitter.start();
+      jobs.add(job);
+    }
+    for (java.util.concurrent.CompletableFuture<Void> job : jobs) {
+      try {
+        job.join();
+      } catch (java.util.concurrent.CompletionException e) {
+        if (e.getCause() instanceof RuntimeException r) {
+          throw r;
+        }
+        throw e;
+      }
+    }
   }
 
   /** The current states of the moving groups' workers, by worker: from active executors, else handed over. */
