@@ -1,5 +1,6 @@
 package org.bitopk.job.engine;
 
+import java.util.OptionalInt;
 import org.bitopk.compression.SparseVector;
 
 /** Unidirectional and dense: the average a, on the coordinates some worker sent, is the update. */
@@ -9,8 +10,8 @@ final class AverageDownlink extends DownlinkStrategy {
   private AverageDownlink() {}
 
   @Override
-  public Integer targetK() {
-    return null;
+  public OptionalInt targetK() {
+    return OptionalInt.empty();
   }
 
   @Override

@@ -1,6 +1,7 @@
 package org.bitopk.job.engine;
 
 import java.util.Objects;
+import java.util.OptionalInt;
 import org.bitopk.compression.CompressionStep;
 import org.bitopk.compression.Compressor;
 import org.bitopk.compression.CompressorSpec;
@@ -28,8 +29,8 @@ abstract sealed class CompressingDownlink extends DownlinkStrategy
   abstract ServerDownlink serverSide(Compressor c, ErrorFeedback memory);
 
   @Override
-  public final Integer targetK() {
-    return targetK;
+  public final OptionalInt targetK() {
+    return OptionalInt.of(targetK);
   }
 
   @Override

@@ -1,5 +1,7 @@
 package org.bitopk.job.engine;
 
+import java.util.Optional;
+
 /**
  * Stops a run whose loss or gradient is no longer finite (typically a learning rate too large). Thrown in the
  * worker task, before the worker's residual is touched, so the executor state and the last checkpoint stay
@@ -28,8 +30,8 @@ final class Divergence {
         + cause.getMessage(), cause);
   }
 
-  /** The divergence message inside a Spark job failure, or null if the failure is something else. */
-  static String find(Throwable failure) {
+  /** The divergence message inside a Spark job failure; empty when the failure is something else. */
+  static Optional<String> find(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       String message = t.getMessage();
       if (message != null) {
@@ -37,10 +39,10 @@ final class Divergence {
         if (at >= 0) {
           String rest = message.substring(at + MARKER.length()).trim();
           int end = rest.indexOf('\n');
-          return end < 0 ? rest : rest.substring(0, end).trim();
+          return Optional.of(end < 0 ? rest : rest.substring(0, end).trim());
         }
       }
     }
-    return null;
+    return Optional.empty();
   }
 }

@@ -1,5 +1,6 @@
 package org.bitopk.job.engine;
 
+import java.util.OptionalInt;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.compression.ValueFormat;
@@ -50,8 +51,8 @@ public abstract sealed class DownlinkStrategy permits CompressingDownlink, Avera
     return AverageDownlink.INSTANCE;
   }
 
-  /** Target k of the downlink, or null when the update is the whole average. */
-  public abstract Integer targetK();
+  /** Target k of the downlink; empty when the update is the whole average. */
+  public abstract OptionalInt targetK();
 
   /** For config and reports, e.g. {@code topk (k = 242)} or {@code average}. */
   public abstract String describe();

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.spark.api.java.JavaRDD;
 import org.bitopk.job.problem.ObjectiveFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The worker groups' RDD, kept spread over the executors as they come and go. Before each round
@@ -78,7 +79,7 @@ final class ElasticGroups<S> {
    *
    * @param holders per worker, the block manager address of the executor that ran its accepted attempt, or null
    */
-  Move beforeRound(int t, long[] acceptedTokens, String[] holders) {
+  Move beforeRound(int t, long[] acceptedTokens, @Nullable String[] holders) {
     round = t;
     if (shards.context().isLocal()) {
       return Move.NONE;

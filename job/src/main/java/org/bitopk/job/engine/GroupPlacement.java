@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 import org.apache.spark.SparkContext;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.storage.BlockManagerId;
+import org.jspecify.annotations.Nullable;
 import scala.Option;
 import scala.collection.JavaConverters;
 
@@ -51,7 +52,7 @@ record GroupPlacement(List<String> executors, List<String> assignment) {
    *
    * @param current per group, the executor it is on, or null when it is on none of {@code live}
    */
-  static GroupPlacement rebalanced(List<String> current, List<String> live) {
+  static GroupPlacement rebalanced(List<@Nullable String> current, List<String> live) {
     int groups = current.size();
     int width = live.size();
     if (width == 0) {

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import org.bitopk.job.problem.Evaluation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One line of {@code metrics/iterations.jsonl} (the contract in job/docs/run-output.md). {@code iteration} is the
@@ -43,8 +45,8 @@ public record IterationRecord(
     @JsonProperty("down_achieved_k") int downAchievedK,
     @JsonProperty("delta_up") double deltaUp,
     @JsonProperty("delta_down") double deltaDown,
-    @JsonProperty("xi") Double xi,
-    @JsonProperty("optimality_gap") Double optimalityGap,
+    @JsonProperty("xi") @Nullable Double xi,
+    @JsonProperty("optimality_gap") @Nullable Double optimalityGap,
     @JsonProperty("lost_residuals") int lostResiduals,
     @JsonProperty("replica_resyncs") int replicaResyncs,
     @JsonProperty("rolled_back") int rolledBack,
@@ -59,25 +61,31 @@ public record IterationRecord(
     @JsonProperty("time_aggregate_ms") double timeAggregateMs,
     @JsonProperty("time_broadcast_ms") double timeBroadcastMs,
     @JsonProperty("time_total_ms") double timeTotalMs,
-    @JsonProperty("test_loss") Double testLoss,
-    @JsonProperty("test_accuracy") Double testAccuracy) {
+    @JsonProperty("test_loss") @Nullable Double testLoss,
+    @JsonProperty("test_accuracy") @Nullable Double testAccuracy) {
 
   /** Driver-side wall times of one round, in milliseconds. */
   record Times(double jobMs, double aggregateMs, double broadcastMs, double totalMs) {}
 
   /** The record of round t from its parts. */
   static IterationRecord of(String runId, RunPlan plan, int t, double lr, RoundStatistics workers,
-      ServerAggregator.Round server, RunCounters round, Double gap, ElasticGroups.Move move, Times times,
+      ServerAggregator.Round server, RunCounters round, OptionalDouble gap, ElasticGroups.Move move, Times times,
       Optional<Evaluation> evaluation) {
     return new IterationRecord(runId, plan.mode(), plan.workers(), plan.tasks(), t, t / plan.roundsPerEpoch() + 1,
         workers.meanLoss(), lr, workers.upBytes(), round.downBytes(), round.downDeliveredBytes(), server.upNnz(),
         server.downNnz(), server.statistics(), server.aggregateNnz(), plan.uplink().targetK(),
         workers.meanAchievedK(), server.downTargetK(), server.downAchievedK(), workers.deltaUp(), server.deltaDown(),
-        server.xi(), gap, workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack(),
+        boxed(server.xi()), boxed(gap),
+        workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack(),
         move.workers(), move.bytes(), move.millis(),
         workers.gradientMs(), workers.compressMs(), workers.catchUpMs(), times.jobMs(), workers.taskPathMs(),
         times.aggregateMs(), times.broadcastMs(), times.totalMs(),
         evaluation.map(Evaluation::loss).orElse(null),
         evaluation.map(Evaluation::accuracy).orElse(null));
+  }
+
+  /** JSON's side of an optional figure: absent (null, left out of the line) when empty. */
+  private static @Nullable Double boxed(OptionalDouble figure) {
+    return figure.isPresent() ? Double.valueOf(figure.getAsDouble()) : null;
   }
 }

@@ -2,6 +2,7 @@ package org.bitopk.job.engine;
 
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The driver loop's complete state at a consistent cut between rounds: what a checkpoint saves and what
@@ -17,7 +18,7 @@ import java.util.Objects;
  */
 public record ResumePoint(int iteration, long seed, float[] master, float[] serverResidual,
     byte[] serverCompressorState, List<WorkerMemory> workers, RunCounters counters, double epochLossSum,
-    int epochRounds, float[] serverEstimate) {
+    int epochRounds, float @Nullable [] serverEstimate) {
 
   public ResumePoint {
     if (iteration < 0) {

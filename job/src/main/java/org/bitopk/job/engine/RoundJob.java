@@ -3,6 +3,7 @@ package org.bitopk.job.engine;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import org.apache.spark.api.java.JavaRDD;
 import scala.reflect.ClassTag$;
 
@@ -22,11 +23,11 @@ final class RoundJob {
         reports.addAll(partitionReports);
       }
     } catch (Exception failure) {   // Spark throws SparkException, checked in Java's eyes, undeclared
-      String diverged = Divergence.find(failure);
-      if (diverged == null) {
+      Optional<String> diverged = Divergence.find(failure);
+      if (diverged.isEmpty()) {
         throw failure;
       }
-      throw new TrainingDivergedException("training diverged: " + diverged + " (lr " + lr
+      throw new TrainingDivergedException("training diverged: " + diverged.get() + " (lr " + lr
           + "); no model is written; lower --lr" + plan.divergenceAdvice(), failure);
     }
     reports.sort(Comparator.comparingInt(WorkerReport::workerId));

@@ -3,11 +3,14 @@ package org.bitopk.job.engine;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.Selection;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseSum;
 import org.bitopk.compression.SparseVector;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parameter server's arithmetic for one round, the same few steps for every scheme: decode the workers'
@@ -55,33 +58,47 @@ public final class ServerAggregator {
    * @param update what every replica applies: the downlink's selection plus the averaged statistics
    * @param downNnz non-zeros the downlink selected, without the running statistics
    * @param statistics running statistics sent beside them (dense, every round)
+   * @param xi ξ of the round; empty when the round did not measure it
    */
   public record Round(SparseVector update, byte[] encoded, long upNnz, long aggregateNnz, int downNnz,
-      int statistics, int downTargetK, int downAchievedK, double deltaDown, Double xi) {}
+      int statistics, int downTargetK, int downAchievedK, double deltaDown, OptionalDouble xi) {}
 
-  /**
-   * @param reports one per worker, sorted by worker id
-   * @param xiTargetK the uplink k when ξ is to be computed (reports then carry dense c_i and lr·g_i), else null
-   */
-  public Round aggregate(List<WorkerReport> reports, Integer xiTargetK) {
-    return aggregate(reports, xiTargetK, 1f);
+  /** One round at lr 1, without ξ. */
+  public Round aggregate(List<WorkerReport> reports) {
+    return aggregate(reports, 1f);
   }
 
   /**
+   * One round without ξ.
+   *
+   * @param reports one per worker, sorted by worker id
    * @param learningRate lr of the round: EF21 steps with lr·g (the other uplinks applied it on the workers)
    */
-  public Round aggregate(List<WorkerReport> reports, Integer xiTargetK, float learningRate) {
+  public Round aggregate(List<WorkerReport> reports, float learningRate) {
+    return aggregate(reports, OptionalInt.empty(), learningRate);
+  }
+
+  /**
+   * One round that also measures ξ (see {@link #xi}): the reports carry dense c_i and lr·g_i.
+   *
+   * @param xiTargetK the uplink k that ξ's TopK of Σ c_i keeps
+   */
+  public Round aggregateMeasuringXi(List<WorkerReport> reports, int xiTargetK, float learningRate) {
+    return aggregate(reports, OptionalInt.of(xiTargetK), learningRate);
+  }
+
+  private Round aggregate(List<WorkerReport> reports, OptionalInt xiTargetK, float learningRate) {
     if (reports.size() != workers) {
       throw new IllegalStateException("expected " + workers + " worker reports, got " + reports.size());
     }
     long upNnz = addUplinks(reports);
-    Double xi = null;
+    OptionalDouble xi = OptionalDouble.empty();
     int[] union;
-    if (xiTargetK == null) {
+    if (xiTargetK.isEmpty()) {
       union = uplinks.finishMean(workers);
     } else {
       union = uplinks.finish();
-      xi = xi(reports, xiTargetK);
+      xi = OptionalDouble.of(xi(reports, xiTargetK.getAsInt()));
       float p = workers;
       for (int j : union) {
         sum[j] = sum[j] / p;
@@ -121,7 +138,7 @@ public final class ServerAggregator {
   }
 
   /** EF21's g = mean g_i (Artemis' h = mean h_i), a copy, or null for the other uplinks. */
-  public float[] estimate() {
+  public float @Nullable [] estimate() {
     return uplink.estimate();
   }
 

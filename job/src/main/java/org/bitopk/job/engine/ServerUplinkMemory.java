@@ -1,5 +1,7 @@
 package org.bitopk.job.engine;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the server remembers of the workers' uplinks, the uplink's counterpart of {@link DownlinkStrategy}: given
  * the mean a of the messages the workers sent this round, the step the downlink compresses. With classic error
@@ -19,7 +21,7 @@ interface ServerUplinkMemory {
   Step step(float[] mean, int[] union, float learningRate);
 
   /** EF21's g = mean g_i (Artemis' h = mean h_i), a copy, or null when the server keeps nothing. */
-  float[] estimate();
+  float @Nullable [] estimate();
 
   /** EF14 or no feedback: the workers' mean is the step; nothing is kept. */
   ServerUplinkMemory NONE = new ServerUplinkMemory() {
@@ -29,7 +31,7 @@ interface ServerUplinkMemory {
     }
 
     @Override
-    public float[] estimate() {
+    public float @Nullable [] estimate() {
       return null;
     }
   };
@@ -44,7 +46,7 @@ interface ServerUplinkMemory {
    *
    * @param estimate the checkpoint's g (EF21, Artemis), not kept; ignored by the other feedbacks
    */
-  static ServerUplinkMemory resume(UplinkSettings uplink, float[] estimate) {
+  static ServerUplinkMemory resume(UplinkSettings uplink, float @Nullable [] estimate) {
     return uplink.feedback().keepsGradientEstimate() ? ServerGradientEstimate.resume(uplink, estimate) : NONE;
   }
 }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.api.plugin.DriverPlugin;
 import org.apache.spark.api.plugin.ExecutorPlugin;
@@ -66,15 +67,14 @@ public final class StateHandover implements SparkPlugin {
           return;   // local mode: the workers' states die with the driver
         }
         ExecutorRegistry.forEachRun((runId, run) -> {
-          byte[] message = encode(runId, run);
-          if (message != null) {
+          encode(runId, run).ifPresent(message -> {
             try {
               context.ask(message);
               LOG.info("handed the worker states of run {} over to the driver ({} bytes)", runId, message.length);
             } catch (Exception e) {
               LOG.warn("could not hand the worker states of run {} over to the driver: {}", runId, e.toString());
             }
-          }
+          });
         });
       }
     };
@@ -89,11 +89,11 @@ public final class StateHandover implements SparkPlugin {
     RECEIVED.remove(runId);
   }
 
-  /** The run's worker states on this executor, or null when it holds none. */
-  static byte[] encode(String runId, RunState run) {
+  /** The run's worker states on this executor; empty when it holds none. */
+  static Optional<byte[]> encode(String runId, RunState run) {
     List<Integer> workers = run.workerIds();
     if (workers.isEmpty()) {
-      return null;
+      return Optional.empty();
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
@@ -118,7 +118,7 @@ public final class StateHandover implements SparkPlugin {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return bytes.toByteArray();
+    return Optional.of(bytes.toByteArray());
   }
 
   /** Keeps the states of a message from an executor; a message of another format is ignored. */

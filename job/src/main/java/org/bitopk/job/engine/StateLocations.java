@@ -3,6 +3,7 @@ package org.bitopk.job.engine;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where each worker's state lives, as the driver knows it at the start of a round: the executor (block manager
@@ -17,7 +18,7 @@ import java.util.List;
  * @param alive the executors alive when the round started
  * @param deferMillis how long a copy waits for the original before it gives up and starts afresh
  */
-public record StateLocations(String[] holders, List<String> alive, long deferMillis) implements Serializable {
+public record StateLocations(@Nullable String[] holders, List<String> alive, long deferMillis) implements Serializable {
 
   public StateLocations {
     holders = holders.clone();

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -233,7 +234,7 @@ public final class Trainer<S> {
     List<WorkerReport> reports = RoundJob.run(elastic.rdd(), task, plan, t, lr);
     long jobEnd = System.nanoTime();
     inspect(t, settings, reports);
-    Double gap = problem.optimalityGap(server.centralModel(master));   // at x_t
+    OptionalDouble gap = problem.optimalityGap(server.centralModel(master));   // at x_t
     ServerAggregator.Round aggregate = aggregate(reports, settings);
     SparseUpdates.apply(master, aggregate.update());
     long aggregated = System.nanoTime();
@@ -270,7 +271,8 @@ public final class Trainer<S> {
   }
 
   private ServerAggregator.Round aggregate(List<WorkerReport> reports, RoundSettings settings) {
-    return server.aggregate(reports, plan.xi() ? plan.uplink().targetK() : null, settings.learningRate());
+    return plan.xi() ? server.aggregateMeasuringXi(reports, plan.uplink().targetK(), settings.learningRate())
+        : server.aggregate(reports, settings.learningRate());
   }
 
   /** Round t's update becomes the replicas' way to x_{t+1} (with a dense snapshot when one is due). */
@@ -290,7 +292,7 @@ public final class Trainer<S> {
 
   /** The round's record, its counters added to the run's. */
   private IterationRecord record(int t, double lr, List<WorkerReport> reports, ServerAggregator.Round aggregate,
-      Double gap, ElasticGroups.Move move, IterationRecord.Times times, Optional<Evaluation> evaluation) {
+      OptionalDouble gap, ElasticGroups.Move move, IterationRecord.Times times, Optional<Evaluation> evaluation) {
     RoundStatistics workers = RoundStatistics.of(reports, plan.tasks(), sc.defaultParallelism());
     if (workers.rejectedStarts() > 0) {
       LOG.warn("round {}: {} new replica(s) built an x_0 whose checksum is not the driver's (another model file or "
@@ -343,13 +345,14 @@ public final class Trainer<S> {
   }
 
   private RunSummary summary(Progress progress, double seconds) {
-    Double finalGap = problem.optimalityGap(server.centralModel(master));
+    OptionalDouble finalGap = problem.optimalityGap(server.centralModel(master));
     long total = iteration;   // the plan's rounds, or fewer when a listener stopped the run
     int d = master.length;
     Evaluation last = progress.lastEvaluation;
     return new RunSummary(runId, problem.name(), plan.mode(), plan.workers(), plan.tasks(), d, total,
         progress.epochsDone, seconds, progress.lastTrainLoss, last == null ? null : last.loss(),
-        last == null ? null : last.accuracy(), finalGap != null ? finalGap : progress.lastGap, counters,
+        last == null ? null : last.accuracy(),
+        finalGap.isPresent() ? Double.valueOf(finalGap.getAsDouble()) : progress.lastGap, counters,
         total * plan.workers() * 4L * d, total * 4L * d,
         SteadyPace.of(progress.iterationMs, progress.roundsRun), movedWorkers);
   }

@@ -1,18 +1,20 @@
 package org.bitopk.job.engine;
 
 import java.io.Serializable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a worker remembers across rounds, as collected from its executor for a checkpoint. A class rather
- * than a record: Kryo 4, Spark's serializer, cannot write records.
+ * than a record: Kryo 4, Spark's serializer, cannot write records. What is absent is null rather than an Optional,
+ * which Kryo and Java serialization cannot write either; a checkpoint's worker arrays are absent in the same cases.
  */
 public final class WorkerMemory implements Serializable {
   private static final long serialVersionUID = 2L;
 
   private final int worker;
-  private final float[] residual;
-  private final float[] velocity;
-  private final byte[] compressorState;
+  private final float @Nullable [] residual;
+  private final float @Nullable [] velocity;
+  private final byte @Nullable [] compressorState;
 
   /**
    * @param worker the worker id
@@ -21,7 +23,8 @@ public final class WorkerMemory implements Serializable {
    * @param velocity its momentum buffer, or null (no momentum, or no current state)
    * @param compressorState its uplink compressor's state ({@code Compressor.saveState}), or null (no current state)
    */
-  public WorkerMemory(int worker, float[] residual, float[] velocity, byte[] compressorState) {
+  public WorkerMemory(int worker, float @Nullable [] residual, float @Nullable [] velocity,
+      byte @Nullable [] compressorState) {
     this.worker = worker;
     this.residual = residual;
     this.velocity = velocity;
@@ -38,15 +41,15 @@ public final class WorkerMemory implements Serializable {
   }
 
   /** Shared, not copied: the checkpoint copies it. */
-  public float[] residual() {
+  public float @Nullable [] residual() {
     return residual;
   }
 
-  public float[] velocity() {
+  public float @Nullable [] velocity() {
     return velocity;
   }
 
-  public byte[] compressorState() {
+  public byte @Nullable [] compressorState() {
     return compressorState;
   }
 }

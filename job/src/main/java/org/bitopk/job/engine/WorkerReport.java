@@ -1,5 +1,7 @@
 package org.bitopk.job.engine;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What one worker returns to the driver for one round: the encoded uplink plus diagnostics. Immutable, built
  * once by the task that ran the worker ({@link Builder}). Serialized with Kryo (see the job's registrator: its
@@ -38,9 +40,9 @@ public final class WorkerReport {
   /** Checksum of the replica at x_t, or 0 when no check was asked for this iteration. */
   final long checksum;
   /** Dense c_i, only when ξ is computed or the round is captured; else null. */
-  final float[] compensated;
+  final float @Nullable [] compensated;
   /** Dense lr·g_i, only when ξ is computed; else null. */
-  final float[] scaledGradient;
+  final float @Nullable [] scaledGradient;
 
   private WorkerReport(Builder b) {
     workerId = b.workerId;
@@ -104,8 +106,8 @@ public final class WorkerReport {
     private boolean rolledBack;
     private long stateToken;
     private long checksum;
-    private float[] compensated;
-    private float[] scaledGradient;
+    private float @Nullable [] compensated;
+    private float @Nullable [] scaledGradient;
 
     Builder(int workerId, int iteration, String executor) {
       this.workerId = workerId;
@@ -122,8 +124,11 @@ public final class WorkerReport {
       return this;
     }
 
-    /** Dense c_i and lr·g_i for ξ and the capture; null when not asked for. */
-    Builder dense(float[] compensated, float[] scaledGradient) {
+    /**
+     * @param compensated dense c_i for ξ and the capture, null when the round asks for neither
+     * @param scaledGradient dense lr·g_i, ξ's denominator, null without ξ
+     */
+    Builder dense(float @Nullable [] compensated, float @Nullable [] scaledGradient) {
       this.compensated = compensated;
       this.scaledGradient = scaledGradient;
       return this;

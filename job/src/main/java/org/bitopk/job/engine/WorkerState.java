@@ -1,6 +1,7 @@
 package org.bitopk.job.engine;
 
 import org.bitopk.compression.Compressor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Per-worker state that lives on an executor across rounds: residual, compressor, momentum buffer, and which
@@ -24,7 +25,7 @@ final class WorkerState {
   final UplinkMemory memory;
   final Compressor compressor;
   /** Momentum m_i (worker-side momentum, applied before error feedback), or null without momentum. */
-  private float[] velocity;
+  private float @Nullable [] velocity;
   private float[] previousVelocity;
   private byte[] previousCompressorState;
   /** The last round this state has taken, and the attempt that took it. */
@@ -193,7 +194,7 @@ final class WorkerState {
   }
 
   /** A copy of the momentum buffer, or null without momentum. */
-  float[] velocity() {
+  float @Nullable [] velocity() {
     return velocity == null ? null : velocity.clone();
   }
 }

@@ -8,6 +8,7 @@ import java.util.List;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.job.problem.ObjectiveFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The per-round task: one call per partition, i.e. per group of workers. Brings a pooled replica to x_t once,
@@ -123,7 +124,7 @@ public final class WorkerTask<S> implements Serializable {
   }
 
   /** Dense c_i for ξ and the capture, or null when the round asks for neither. */
-  private float[] compensated(UplinkMemory.Step step, WorkerState state) {
+  private float @Nullable [] compensated(UplinkMemory.Step step, WorkerState state) {
     if (!round.reportsCompensated()) {
       return null;
     }
@@ -138,7 +139,7 @@ public final class WorkerTask<S> implements Serializable {
   }
 
   /** Dense lr·g_i, ξ's denominator (momentum or not), or null without ξ. */
-  private float[] scaledGradient(float[] gradient) {
+  private float @Nullable [] scaledGradient(float[] gradient) {
     if (!round.collectXi()) {
       return null;
     }

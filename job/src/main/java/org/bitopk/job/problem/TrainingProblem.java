@@ -1,6 +1,7 @@
 package org.bitopk.job.problem;
 
 import java.io.IOException;
+import java.util.OptionalDouble;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaRDD;
@@ -33,9 +34,9 @@ public interface TrainingProblem<S> extends AutoCloseable {
   /** Evaluates x on the held-out set (test loss and accuracy) on the driver. */
   Evaluation evaluate(float[] parameters);
 
-  /** F(x) − F* when the optimum is known (the counterexample), else null. */
-  default Double optimalityGap(float[] parameters) {
-    return null;
+  /** F(x) − F* when the optimum is known (the counterexample); empty otherwise. */
+  default OptionalDouble optimalityGap(float[] parameters) {
+    return OptionalDouble.empty();
   }
 
   /** Facts about the data worth recording with the run (config.json's {@code resolved}); none by default. */

@@ -85,7 +85,7 @@ final class DriverRound implements AutoCloseable {
   /** One round on the driver; returns what the server sent. */
   ServerAggregator.Round next() {
     int t = round++;
-    ServerAggregator.Round sent = server.aggregate(uplinks.get(t % uplinks.size()), null, 1f);
+    ServerAggregator.Round sent = server.aggregate(uplinks.get(t % uplinks.size()), 1f);
     SparseUpdates.apply(master, sent.update());
     window.publish(t, sent.encoded());
     window.maybeSnapshot(t + 1, master);

@@ -109,12 +109,13 @@ class SchemesMlpReferenceTest {
         case EF -> null;
         case EF21_P -> 1f;
         case MCM -> downRate != null ? (float) (double) downRate
-            : (float) (1 / (2 * (RunPlans.omega(CompressorSpec.parse(downlink), d, plan.downlink().targetK()) + 1)));
+            : (float) (1 / (2 * (RunPlans.omega(CompressorSpec.parse(downlink), d,
+                plan.downlink().targetK().getAsInt()) + 1)));
         default -> throw new IllegalArgumentException(scheme.toString());
       };
       List<float[]> expected = new ArrayList<>();
       SchemeReference.Result result = SchemeReference.run(masters.get(0), WORKERS, ROUNDS, gradients, uplink,
-          downlink, plan.uplink().targetK(), plan.downlink().targetK(), alphaUp, alphaDown, 0.05f, SEED,
+          downlink, plan.uplink().targetK(), plan.downlink().targetK().getAsInt(), alphaUp, alphaDown, 0.05f, SEED,
           (round, workersModel, central) -> expected.add(workersModel));
       expected.add(result.workersModel());
       assertEquals(ROUNDS + 1, masters.size());

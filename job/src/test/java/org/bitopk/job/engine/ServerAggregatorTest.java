@@ -62,7 +62,7 @@ class ServerAggregatorTest {
     List<SparseVector> ups = uplinks(workers, dimension, k, dimension);
     ServerAggregator server = new ServerAggregator(dimension, workers, new int[0], ServerUplinkMemory.NONE,
         DownlinkStrategy.average().open(dimension, 1), 1);
-    ServerAggregator.Round round = server.aggregate(reports(ups, null), null);
+    ServerAggregator.Round round = server.aggregate(reports(ups, null));
     TreeSet<Integer> union = new TreeSet<>();
     ups.forEach(u -> IntStream.of(u.indices()).forEach(union::add));
     double[] expected = average(ups, dimension);
@@ -89,7 +89,7 @@ class ServerAggregatorTest {
       for (int j = 0; j < dimension; j++) {
         c[j] = a[j] + residual[j];
       }
-      ServerAggregator.Round r = server.aggregate(reports(ups, null), null);
+      ServerAggregator.Round r = server.aggregate(reports(ups, null));
       assertEquals(downK, r.update().nnz());
       // Every sent |c_j| is at least every unsent |c_j| (TopK by magnitude).
       double smallestSent = Double.POSITIVE_INFINITY;
@@ -135,7 +135,7 @@ class ServerAggregatorTest {
     ServerAggregator server = new ServerAggregator(dimension, workers, statistics, ServerUplinkMemory.NONE,
         (bidirectional ? DownlinkStrategy.compressed(CompressorSpec.parse("topk"), 2) : DownlinkStrategy.average())
             .open(dimension, 1), 3);
-    ServerAggregator.Round r = server.aggregate(reports(ups, stats), null);
+    ServerAggregator.Round r = server.aggregate(reports(ups, stats));
     float[] dense = r.update().toDense();
     double mean = IntStream.range(0, workers).average().orElseThrow();
     assertEquals((float) mean, dense[3]);

@@ -1,10 +1,10 @@
 package org.bitopk.job.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.OptionalInt;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaRDD;
@@ -50,17 +50,17 @@ class RunPlansTest {
     RunPlan floor = RunPlans.of(config().build(), problem(20, 300), 2);
     RunPlan reference = RunPlans.of(config().kRounding(KRounding.REFERENCE).build(), problem(20, 300), 2);
     assertEquals(242, floor.uplink().targetK());
-    assertEquals(242, floor.downlink().targetK());
+    assertEquals(OptionalInt.of(242), floor.downlink().targetK());
     assertEquals("topk (k = 242)", floor.downlink().describe());
     assertEquals(243, reference.uplink().targetK());
-    assertEquals(243, reference.downlink().targetK());
+    assertEquals(OptionalInt.of(243), reference.downlink().targetK());
     assertEquals("topk:strict (k = 243)", reference.downlink().describe(), "Zou's server keeps |c| > k-th largest");
   }
 
   @Test
   void modesDecideTheDownlinkOnce() {
     RunPlan uni = RunPlans.of(config().mode(Mode.UNIDIRECTIONAL).build(), problem(20, 300), 2);
-    assertNull(uni.downlink().targetK());
+    assertEquals(OptionalInt.empty(), uni.downlink().targetK());
     assertEquals("average", uni.downlink().describe());
     assertEquals(242, uni.uplink().targetK());
     assertTrue(uni.uplink().errorFeedback());

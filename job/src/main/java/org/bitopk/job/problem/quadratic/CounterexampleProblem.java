@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaRDD;
@@ -158,8 +159,8 @@ public final class CounterexampleProblem implements TrainingProblem<QuadraticSha
   }
 
   @Override
-  public Double optimalityGap(float[] parameters) {
-    return setting.objective(parameters) - setting.optimum();
+  public OptionalDouble optimalityGap(float[] parameters) {
+    return OptionalDouble.of(setting.objective(parameters) - setting.optimum());
   }
 
   @Override
