@@ -7,6 +7,7 @@ import static org.bitopk.compression.SparseCodec.FLAG_INT8;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The value section of {@link SparseCodec}: FP32, FP16, BF16, INT8 (a scale, then a byte a value) or the 9-bit
@@ -53,7 +54,7 @@ final class ValueSections {
    *
    * @param rounded {@code format.round(raw)}, or null to have it computed when needed
    */
-  static boolean powersOfTwo(float[] raw, float[] rounded, ValueFormat format) {
+  static boolean powersOfTwo(float[] raw, float @Nullable [] rounded, ValueFormat format) {
     int bad = 0;
     for (float v : raw) {
       int bits = Float.floatToRawIntBits(v);

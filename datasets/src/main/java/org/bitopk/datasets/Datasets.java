@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Loads a named data set from a directory on any Hadoop file system ({@code file://}, {@code hdfs://},
@@ -42,7 +43,7 @@ public final class Datasets {
    * @throws IllegalArgumentException for an unknown name, a missing directory or file (saying what to
    *     install or pass), or a malformed file ({@link DatasetFormatException})
    */
-  public static TrainTest load(String name, String pathOrNull, Configuration conf) {
+  public static TrainTest load(String name, @Nullable String pathOrNull, @Nullable Configuration conf) {
     if (name == null) {
       throw new IllegalArgumentException("data set name must not be null; expected one of " + CHOICES);
     }

@@ -3,6 +3,7 @@ package org.bitopk.datasets;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Maps a table's labels to class indices {@code 0 .. numClasses-1}: numeric labels are the indices
@@ -57,7 +58,7 @@ public final class LabelIndex implements Serializable {
   }
 
   /** The class names in index order, or null for numeric labels. */
-  public List<String> classNames() {
+  public @Nullable List<String> classNames() {
     return names == null ? null : List.of(names);
   }
 

@@ -1,5 +1,7 @@
 package org.bitopk.datasets;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The role of every row of a table, decided on the driver from the row count (and, for the non-IID split,
  * the training labels) alone: held out for testing, dropped, or owned by worker i. The worker split applies
@@ -36,8 +38,8 @@ public final class TableSplit {
    * @param trainLabels for non-IID: the class index of every training row, in row order; else null
    * @return per row: {@link #TEST}, {@link #DROPPED} or the worker id
    */
-  public static int[] roles(int total, boolean[] test, int workers, boolean nonIid, int[] trainLabels, int numClasses,
-      long seed) {
+  public static int[] roles(int total, boolean @Nullable [] test, int workers, boolean nonIid,
+      int @Nullable [] trainLabels, int numClasses, long seed) {
     int[] roles = new int[total];
     int[] trainRows = new int[total];
     int n = 0;

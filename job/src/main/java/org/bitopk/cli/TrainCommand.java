@@ -124,7 +124,8 @@ public final class TrainCommand extends TrainOptions implements Callable<Integer
       PrintStream console = log.map(DriverLog::consoleErr).orElse(System.err);
       boolean progress = !cfg.quiet() && ProgressDisplay.terminalAttached();
       TrainingRun.Result result = TrainingRun.execute(sc, prepared, lease,
-          new TrainingRun.Options(progress ? console : null, List.of(), warnings, Interruption::stopIfRequested));
+          new TrainingRun.Options(progress ? Optional.of(console) : Optional.empty(), List.of(), warnings,
+              Interruption::stopIfRequested));
       PrintWriter out = spec.commandLine().getOut();
       out.print(result.summaryText());
       out.flush();

@@ -7,6 +7,7 @@ import java.util.Objects;
 import org.bitopk.job.engine.ResumePoint;
 import org.bitopk.job.engine.RunCounters;
 import org.bitopk.job.engine.WorkerMemory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything the driver loop needs to continue a run at iteration t as if it had never stopped: the master
@@ -26,11 +27,11 @@ public final class Checkpoint {
   private final float[] master;
   private final float[] serverResidual;
   /** EF21's server gradient estimate g = mean g_i, or null (other uplinks). */
-  private final float[] serverEstimate;
-  private final float[][] workerResiduals;
-  private final float[][] workerVelocities;
+  private final float @Nullable [] serverEstimate;
+  private final float[] @Nullable [] workerResiduals;
+  private final float[] @Nullable [] workerVelocities;
   private final byte[] serverCompressorState;
-  private final byte[][] workerCompressorStates;
+  private final byte[] @Nullable [] workerCompressorStates;
   private final RunCounters counters;
   private final double epochLossSum;
   private final int epochRounds;
@@ -91,18 +92,18 @@ public final class Checkpoint {
   }
 
   /** EF21's server gradient estimate, or null. */
-  public float[] serverEstimate() {
+  public float @Nullable [] serverEstimate() {
     return serverEstimate == null ? null : serverEstimate.clone();
   }
 
   /** Worker i's memory vector (e_i, or g_i under EF21), or null when it could not be collected. */
-  public float[] workerResidual(int worker) {
+  public float @Nullable [] workerResidual(int worker) {
     float[] r = workerResiduals[worker];
     return r == null ? null : r.clone();
   }
 
   /** Worker i's momentum buffer, or null (no momentum, or not collected). */
-  public float[] workerVelocity(int worker) {
+  public float @Nullable [] workerVelocity(int worker) {
     float[] v = workerVelocities[worker];
     return v == null ? null : v.clone();
   }
@@ -113,7 +114,7 @@ public final class Checkpoint {
   }
 
   /** Worker i's uplink compressor state, or null when it could not be collected. */
-  public byte[] workerCompressorState(int worker) {
+  public byte @Nullable [] workerCompressorState(int worker) {
     byte[] s = workerCompressorStates[worker];
     return s == null ? null : s.clone();
   }
@@ -207,11 +208,11 @@ public final class Checkpoint {
     private int iteration = -1;
     private float[] master;
     private float[] serverResidual;
-    private float[] serverEstimate;
-    private float[][] workerResiduals;
-    private float[][] workerVelocities;
+    private float @Nullable [] serverEstimate;
+    private float[] @Nullable [] workerResiduals;
+    private float[] @Nullable [] workerVelocities;
     private byte[] serverCompressorState = new byte[0];
-    private byte[][] workerCompressorStates;
+    private byte[] @Nullable [] workerCompressorStates;
     private RunCounters counters = RunCounters.ZERO;
     private double epochLossSum;
     private int epochRounds;
@@ -255,20 +256,20 @@ public final class Checkpoint {
       return this;
     }
 
-    /** EF21's server gradient estimate, or null. */
-    public Builder serverEstimate(float[] estimate) {
+    /** @param estimate EF21's server gradient estimate, or null (other uplinks) */
+    public Builder serverEstimate(float @Nullable [] estimate) {
       this.serverEstimate = estimate;
       return this;
     }
 
     /** One entry per worker, in worker order; null entries for residuals that could not be collected. */
-    public Builder workerResiduals(float[][] residuals) {
+    public Builder workerResiduals(float[] @Nullable [] residuals) {
       this.workerResiduals = Objects.requireNonNull(residuals, "worker residuals");
       return this;
     }
 
     /** One entry per worker, in worker order; null entries without momentum. */
-    public Builder workerVelocities(float[][] velocities) {
+    public Builder workerVelocities(float[] @Nullable [] velocities) {
       this.workerVelocities = Objects.requireNonNull(velocities, "worker velocities");
       return this;
     }
@@ -284,7 +285,7 @@ public final class Checkpoint {
     }
 
     /** One entry per worker, in worker order; null entries for states that could not be collected. */
-    public Builder workerCompressorStates(byte[][] states) {
+    public Builder workerCompressorStates(byte[] @Nullable [] states) {
       this.workerCompressorStates = Objects.requireNonNull(states, "worker compressor states");
       return this;
     }

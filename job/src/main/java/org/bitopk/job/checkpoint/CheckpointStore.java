@@ -201,7 +201,7 @@ public final class CheckpointStore {
   private void prune(String runId) throws IOException {
     int intact = 0;
     for (Path path : listNewestFirst()) {
-      if (!runId.equals(intactRun(path))) {
+      if (intactRun(path).filter(runId::equals).isEmpty()) {
         continue;
       }
       intact++;
@@ -212,20 +212,20 @@ public final class CheckpointStore {
     }
   }
 
-  /** The run of the intact checkpoint at {@code path}, null when it is damaged. */
-  private String intactRun(Path path) throws IOException {
+  /** The run of the intact checkpoint at {@code path}; empty when it is damaged. */
+  private Optional<String> intactRun(Path path) throws IOException {
     FileStatus status = fs.getFileStatus(path);
     String known = verified.get(key(status));
     if (known != null) {
-      return known;
+      return Optional.of(known);
     }
     try {
       String run = read(path).runId();
       verified.put(key(status), run);
-      return run;
+      return Optional.of(run);
     } catch (IllegalArgumentException damaged) {
       LOG.warn("{} is damaged and does not count as a checkpoint: {}", path, damaged.getMessage());
-      return null;
+      return Optional.empty();
     }
   }
 

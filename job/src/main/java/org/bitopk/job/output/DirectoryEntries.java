@@ -14,6 +14,7 @@ import java.util.List;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The entries of a directory as they are, links not followed: a symbolic link is a link (whatever it points
@@ -79,7 +80,7 @@ public final class DirectoryEntries {
   }
 
   /** The entry at {@code path}, or null when there is none. */
-  public static Entry at(FileSystem fs, Path path) throws IOException {
+  public static @Nullable Entry at(FileSystem fs, Path path) throws IOException {
     File local = localFile(fs, path);
     if (local != null) {
       return local(path, local.toPath());
@@ -115,7 +116,7 @@ public final class DirectoryEntries {
   }
 
   /** The java.io file behind {@code path} on the local file system, else null. */
-  static File localFile(FileSystem fs, Path path) {
+  static @Nullable File localFile(FileSystem fs, Path path) {
     String scheme;
     try {
       scheme = fs.getScheme();

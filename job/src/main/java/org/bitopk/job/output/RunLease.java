@@ -26,6 +26,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.ParentNotDirectoryException;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.util.ShutdownHookManager;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,16 +62,18 @@ public final class RunLease implements AutoCloseable {
   private final FileSystem fs;
   private final Path directory;
   private final Path file;
-  private final Path createdRoot;
+  /** The highest directory {@link #acquire} created; empty when the run directory existed. */
+  private final Optional<Path> createdRoot;
   private final LeaseHolder mine;
   private final ScheduledExecutorService refresher;
   private final Runnable shutdownHook;
-  private volatile String lost;
+  /** Why this run no longer holds the lease; null while it does. */
+  private volatile @Nullable String lost;
   /** The file system the run writes through once its manifest is open: records every entry it creates. */
   private volatile RecordingFileSystem recording;
   private boolean closed;
 
-  private RunLease(FileSystem fs, Path directory, Path createdRoot, LeaseHolder mine) {
+  private RunLease(FileSystem fs, Path directory, Optional<Path> createdRoot, LeaseHolder mine) {
     this.fs = fs;
     this.directory = directory;
     this.file = new Path(directory, FILE);
@@ -91,12 +94,12 @@ public final class RunLease implements AutoCloseable {
    * @throws OutputDirectoryException when the directory cannot be created or written, or another run holds it
    */
   public static RunLease acquire(FileSystem fs, Path directory, String runId, Consumer<String> warnings) {
-    Path createdRoot = topmostMissing(fs, directory);
+    Optional<Path> createdRoot = topmostMissing(fs, directory);
     try {
       if (!fs.mkdirs(directory)) {
         throw new OutputDirectoryException("--output " + directory + ": cannot create the directory"
             + OutputPathProblems.whyNotCreated(fs, directory).map(why -> ": " + why).orElse(" (is "
-            + (createdRoot != null && createdRoot.getParent() != null ? createdRoot.getParent() : directory)
+            + createdRoot.map(Path::getParent).orElse(directory)
             + " writable?)"));
       }
     } catch (ParentNotDirectoryException | org.apache.hadoop.fs.FileAlreadyExistsException e) {
@@ -138,7 +141,7 @@ public final class RunLease implements AutoCloseable {
    * Why the lease in {@code directory} may be taken over, or null if its holder counts as alive (or there is
    * no lease file).
    */
-  public static String staleness(FileSystem fs, Path directory) throws IOException {
+  public static @Nullable String staleness(FileSystem fs, Path directory) throws IOException {
     Path file = new Path(directory, FILE);
     FileStatus status;
     try {
@@ -306,7 +309,7 @@ public final class RunLease implements AutoCloseable {
   }
 
   /** Why the lease file's {@code current} holder (null: unreadable) is not this run, or null when it is. */
-  private String lossIn(LeaseHolder current) {
+  private @Nullable String lossIn(@Nullable LeaseHolder current) {
     if (current == null) {
       return "the lease file " + file + " no longer holds this run's lease";
     }
@@ -355,7 +358,7 @@ public final class RunLease implements AutoCloseable {
    * Null while the holder counts as alive; otherwise why it does not: its process on this host is gone, or
    * it has not refreshed the lease for {@link #STALE_AFTER}.
    */
-  static String staleness(LeaseHolder holder, FileStatus status, Instant now) {
+  static @Nullable String staleness(@Nullable LeaseHolder holder, FileStatus status, Instant now) {
     Instant touched = Instant.ofEpochMilli(status.getModificationTime());
     if (holder == null) {
       long age = Duration.between(touched, now).toSeconds();
@@ -377,8 +380,11 @@ public final class RunLease implements AutoCloseable {
     return null;
   }
 
-  /** Reads a lease file, waiting briefly while it is empty or partial (its holder is still writing it). */
-  private static LeaseHolder readPatiently(FileSystem fs, Path file) throws IOException {
+  /**
+   * Reads a lease file, waiting briefly while it is empty or partial (its holder is still writing it); null when it
+   * stays unreadable.
+   */
+  private static @Nullable LeaseHolder readPatiently(FileSystem fs, Path file) throws IOException {
     long deadline = System.nanoTime() + READ_PATIENCE.toNanos();
     while (true) {
       byte[] bytes;
@@ -415,22 +421,22 @@ public final class RunLease implements AutoCloseable {
     return DirectoryEntries.localFile(fs, path);
   }
 
-  /** The highest ancestor of {@code directory} (itself included) that does not exist yet, or null. */
-  private static Path topmostMissing(FileSystem fs, Path directory) {
+  /** The highest ancestor of {@code directory} (itself included) that does not exist yet; empty when none. */
+  private static Optional<Path> topmostMissing(FileSystem fs, Path directory) {
     Path missing = null;
     try {
       for (Path p = directory; p != null && !fs.exists(p); p = p.getParent()) {
         missing = p;
       }
     } catch (IOException | RuntimeException e) {
-      return null;
+      return Optional.empty();
     }
-    return missing;
+    return Optional.ofNullable(missing);
   }
 
   /** Deletes the directories {@link #acquire} created, from the run directory upwards, while they are empty. */
   private void removeCreatedDirectories() {
-    if (createdRoot == null) {
+    if (createdRoot.isEmpty()) {
       return;
     }
     try {
@@ -443,7 +449,7 @@ public final class RunLease implements AutoCloseable {
           }
           entries = fs.listStatus(p);
         }
-        if (entries.length > 0 || !fs.delete(p, false) || p.equals(createdRoot)) {
+        if (entries.length > 0 || !fs.delete(p, false) || p.equals(createdRoot.get())) {
           return;
         }
       }

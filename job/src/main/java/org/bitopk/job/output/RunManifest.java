@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import org.apache.hadoop.fs.FSError;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every file and directory one run created in its output directory, in {@value #FILE}: its path relative to the
@@ -224,7 +225,7 @@ public final class RunManifest {
   }
 
   /** {@code path} relative to the run directory, "" for the directory itself, null when outside it. */
-  public String relative(Path path) {
+  public @Nullable String relative(Path path) {
     String rootPath = root.toUri().getPath();
     String p = fs.makeQualified(path).toUri().getPath();
     if (p.equals(rootPath)) {

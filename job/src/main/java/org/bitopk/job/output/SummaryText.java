@@ -31,12 +31,8 @@ public final class SummaryText {
     }
   }
 
-  public static String render(RunSummary s, String output, String modelFile) {
-    return render(s, output, modelFile, null, List.of());
-  }
-
   /**
-   * @param data what was read, or null when the problem has no examples
+   * @param data what was read (a negative count of training examples: the problem has none)
    * @param missingIterations ranges of rounds whose metric lines were lost before a resume ("5-9")
    */
   public static String render(RunSummary s, String output, String modelFile, Data data,
@@ -44,7 +40,7 @@ public final class SummaryText {
     StringBuilder b = new StringBuilder();
     b.append("bitopk run ").append(s.runId()).append('\n');
     row(b, "problem", s.problem() + " (d = " + String.format(Locale.ROOT, "%,d", s.dimension()) + ")");
-    if (data != null && data.trainExamples() >= 0) {
+    if (data.trainExamples() >= 0) {
       row(b, "data", data.describe());
     }
     row(b, "mode", s.mode() + ", " + s.workers() + " workers in " + s.tasks() + " Spark task(s) per round");

@@ -20,6 +20,7 @@ import org.bitopk.job.engine.RunPlan;
 import org.bitopk.job.engine.UplinkFeedback;
 import org.bitopk.job.engine.UplinkSettings;
 import org.bitopk.job.problem.TrainingProblem;
+import org.jspecify.annotations.Nullable;
 
 /** Resolves a run's settings, its problem and the cluster's size into the engine's {@link RunPlan}, once. */
 public final class RunPlans {
@@ -96,7 +97,7 @@ public final class RunPlans {
    * ω with E‖C(x) − x‖² ≤ ω‖x‖² for the unbiased compressors: d/k − 1 for (d/k)·Random-k, 1/8 for natural
    * compression (Horváth et al. 2019); null for the biased ones.
    */
-  public static Double omega(CompressorSpec compressor, int dimension, int k) {
+  public static @Nullable Double omega(CompressorSpec compressor, int dimension, int k) {
     if (!compressor.unbiased()) {
       return null;
     }

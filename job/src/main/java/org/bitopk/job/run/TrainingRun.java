@@ -57,17 +57,17 @@ public final class TrainingRun {
   public record Result(RunSummary summary, String output, String runId, String summaryText) {}
 
   /**
-   * How a run talks to its user: the stream of the progress bar (null: no bar), extra listeners, and where
+   * How a run talks to its user: the stream of the progress bar (empty: no bar), extra listeners, and where
    * one-line warnings go (without the {@code bitopk: warning: } prefix, which the consumer adds).
    */
-  public record Options(PrintStream progress, List<RunListener> listeners, Consumer<String> warnings,
+  public record Options(Optional<PrintStream> progress, List<RunListener> listeners, Consumer<String> warnings,
       Runnable safePoint) {
     public Options {
       listeners = List.copyOf(listeners);
     }
 
     /** Options whose run is never asked to stop from outside. */
-    public Options(PrintStream progress, List<RunListener> listeners, Consumer<String> warnings) {
+    public Options(Optional<PrintStream> progress, List<RunListener> listeners, Consumer<String> warnings) {
       this(progress, listeners, warnings, () -> { });
     }
   }
@@ -122,8 +122,8 @@ public final class TrainingRun {
       throw e;
     }
     try (RunLease lease = claimed) {
-      return execute(sc, read, lease, new Options(progress ? System.err : null, extraListeners, warnings,
-          safePoint));
+      return execute(sc, read, lease, new Options(progress ? Optional.of(System.err) : Optional.empty(),
+          extraListeners, warnings, safePoint));
     }
   }
 
@@ -167,11 +167,9 @@ public final class TrainingRun {
         listeners.add(new CheckpointListener(CheckpointStore.in(fs, path, CHECKPOINTS_KEPT).checkedBy(lease::check),
             config.checkpointEvery(), prepared.totalIterations(), ConfigDigest.of(FlagValues.of(config)), dir::sync));
       }
-      ProgressDisplay display = options.progress() != null
-          ? new ProgressDisplay(prepared.totalIterations(), options.progress()) : null;
-      if (display != null) {
-        listeners.add(display);
-      }
+      long rounds = prepared.totalIterations();
+      Optional<ProgressDisplay> display = options.progress().map(stream -> new ProgressDisplay(rounds, stream));
+      display.ifPresent(listeners::add);
       listeners.addAll(options.listeners());
       listeners.add(new SafePoint(options.safePoint()));   // last: after the round's metric line and checkpoint
       try {
@@ -179,9 +177,7 @@ public final class TrainingRun {
         finished = true;
         return result;
       } finally {
-        if (display != null) {
-          display.close();
-        }
+        display.ifPresent(ProgressDisplay::close);
       }
     } finally {
       if (!finished) {

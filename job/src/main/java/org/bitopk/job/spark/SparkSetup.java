@@ -6,6 +6,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.BadInputException;
 import org.bitopk.job.engine.AggregationThreads;
 import org.bitopk.job.engine.StateHandover;
+import org.jspecify.annotations.Nullable;
 import scala.Tuple2;
 
 /** The Spark configuration the job runs with. */
@@ -31,7 +32,7 @@ public final class SparkSetup {
    * lost while another of its tasks still runs can then stall that long; a user sets it with
    * spark.locality.wait.process (job/docs/training.md).
    */
-  public static SparkConf conf(String master) {
+  public static SparkConf conf(@Nullable String master) {
     SparkConf conf = new SparkConf();
     if (master != null) {
       conf.setMaster(master);

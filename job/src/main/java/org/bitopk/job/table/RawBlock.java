@@ -11,6 +11,7 @@ import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.TreeSet;
 import org.apache.spark.ml.linalg.SparseVector;
 import org.apache.spark.ml.linalg.Vector;
@@ -102,9 +103,9 @@ final class RawBlock implements Serializable {
         features = Arrays.copyOf(features, (int) Math.min(Integer.MAX_VALUE - 8L,
             Math.max((long) features.length * 2, (long) (n + 1) * length)));
       }
-      String bad = readFeatures(row, layout, columns, features, n * length, length);
-      if (bad != null) {
-        return failed(partition, n, bad);
+      Optional<String> bad = readFeatures(row, layout, columns, features, n * length, length);
+      if (bad.isPresent()) {
+        return failed(partition, n, bad.get());
       }
       n++;
     }
@@ -129,37 +130,38 @@ final class RawBlock implements Serializable {
     }
   }
 
-  /** Copies the row's features as floats; returns what is wrong, or null. */
-  private static String readFeatures(Row row, TableLayout layout, String[] columns, float[] out, int offset,
+  /** Copies the row's features as floats; returns what is wrong, empty when nothing is. */
+  private static Optional<String> readFeatures(Row row, TableLayout layout, String[] columns, float[] out, int offset,
       int length) {
     switch (layout.kind()) {
       case SCALARS:
         for (int j = 0; j < length; j++) {
           Object v = row.get(j + 1);
           if (v == null) {
-            return "feature column '" + columns[j + 1] + "' is null";
+            return Optional.of("feature column '" + columns[j + 1] + "' is null");
           }
           float f = ((Number) v).floatValue();
           if (!Float.isFinite(f)) {
-            return "feature column '" + columns[j + 1] + "' is " + v + ", not a finite 32-bit number";
+            return Optional.of("feature column '" + columns[j + 1] + "' is " + v + ", not a finite 32-bit number");
           }
           out[offset + j] = f;
         }
-        return null;
+        return Optional.empty();
       case ARRAY: {
         List<Object> values = row.getList(1);
         for (int j = 0; j < length; j++) {
           Object v = values.get(j);
           if (v == null) {
-            return "feature " + j + " of column '" + columns[1] + "' is null";
+            return Optional.of("feature " + j + " of column '" + columns[1] + "' is null");
           }
           float f = ((Number) v).floatValue();
           if (!Float.isFinite(f)) {
-            return "feature " + j + " of column '" + columns[1] + "' is " + v + ", not a finite 32-bit number";
+            return Optional.of("feature " + j + " of column '" + columns[1] + "' is " + v
+                + ", not a finite 32-bit number");
           }
           out[offset + j] = f;
         }
-        return null;
+        return Optional.empty();
       }
       default: {
         Vector vector = (Vector) row.get(1);
@@ -170,8 +172,8 @@ final class RawBlock implements Serializable {
           for (int k = 0; k < indices.length; k++) {
             float f = (float) values[k];
             if (!Float.isFinite(f)) {
-              return "feature " + indices[k] + " of column '" + columns[1] + "' is " + values[k]
-                  + ", not a finite 32-bit number";
+              return Optional.of("feature " + indices[k] + " of column '" + columns[1] + "' is " + values[k]
+                  + ", not a finite 32-bit number");
             }
             out[offset + indices[k]] = f;
           }
@@ -180,12 +182,13 @@ final class RawBlock implements Serializable {
             double v = vector.apply(j);
             float f = (float) v;
             if (!Float.isFinite(f)) {
-              return "feature " + j + " of column '" + columns[1] + "' is " + v + ", not a finite 32-bit number";
+              return Optional.of("feature " + j + " of column '" + columns[1] + "' is " + v
+                + ", not a finite 32-bit number");
             }
             out[offset + j] = f;
           }
         }
-        return null;
+        return Optional.empty();
       }
     }
   }

@@ -13,6 +13,7 @@ import org.bitopk.datasets.LabeledImages;
 import org.bitopk.datasets.NormalizationSpec;
 import org.bitopk.datasets.TableSplit;
 import org.bitopk.datasets.WorkerShard;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A table (any Spark {@code DataFrame}) turned into worker shards and a test set by the executors: the
@@ -197,8 +198,8 @@ public final class TableData implements AutoCloseable {
       return this;
     }
 
-    /** {channels, height, width}, or null to infer it from the feature count. */
-    public Builder inputShape(int[] shape) {
+    /** @param shape {channels, height, width}, or null to infer it from the feature count */
+    public Builder inputShape(int @Nullable [] shape) {
       if (shape != null && (shape.length != 3 || shape[0] < 1 || shape[1] < 1 || shape[2] < 1)) {
         throw new IllegalArgumentException(names.inputShape() + ": expected CxHxW with positive sizes, got "
             + Arrays.toString(shape));

@@ -3,6 +3,7 @@ package org.bitopk.lab.baseline;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.compression.ValueFormat;
 import org.bitopk.datasets.LabeledImages;
@@ -30,41 +31,42 @@ final class BitopkSystem implements ComparedSystem {
   /** Last, the format of the messages' values: {@code bitopk-bidirectional-rho-0.001-values-fp16}. */
   static final String VALUES_INFIX = "-values-";
   private final BitopkVariant variant;
-  private final BigDecimal density;
+  /** ρ of its own; empty: {@code --density}'s. */
+  private final Optional<BigDecimal> density;
   private final ValueFormat values;
 
   /**
-   * @param density this system's ρ up and down, or null for {@code --density}'s; a system of its own, so that one
+   * @param density this system's ρ up and down, empty for {@code --density}'s; a system of its own, so that one
    *     comparison can show a variant at two densities (the fastest and the one moving the fewest bytes differ)
    * @param values the format of the values sent up and, when bidirectional, down (error feedback keeps what
    *     rounding loses); FP32 keeps the variant's own, and names no system of its own
    */
-  BitopkSystem(BitopkVariant variant, BigDecimal density, ValueFormat values) {
-    if (density != null && !variant.takesDensity()) {
+  BitopkSystem(BitopkVariant variant, Optional<BigDecimal> density, ValueFormat values) {
+    if (density.isPresent() && !variant.takesDensity()) {
       throw new IllegalArgumentException("a density has no effect on " + variant.systemName());
     }
     if (values != ValueFormat.FP32 && variant.mode() == Mode.DENSE) {
       throw new IllegalArgumentException("a value format needs error feedback, which " + variant.systemName()
           + " does not have");
     }
-    if (density != null && (density.signum() <= 0 || density.compareTo(BigDecimal.ONE) > 0)) {
-      throw new IllegalArgumentException("density expected in (0, 1], got " + density.toPlainString());
+    if (density.isPresent() && (density.get().signum() <= 0 || density.get().compareTo(BigDecimal.ONE) > 0)) {
+      throw new IllegalArgumentException("density expected in (0, 1], got " + density.get().toPlainString());
     }
     this.variant = variant;
-    this.density = density == null ? null : density.stripTrailingZeros();
+    this.density = density.map(BigDecimal::stripTrailingZeros);
     this.values = values;
   }
 
   @Override
   public String name() {
-    return variant.systemName() + (density == null ? "" : DENSITY_INFIX + density.toPlainString())
+    return variant.systemName() + density.map(d -> DENSITY_INFIX + d.toPlainString()).orElse("")
         + (values == ValueFormat.FP32 ? "" : VALUES_INFIX + values.text());
   }
 
   @Override
   public SystemResult run(Context context) throws Exception {
     ComparisonSettings s = context.settings();
-    double rho = variant.density(density == null ? s.density() : density.doubleValue());
+    double rho = variant.density(density.map(BigDecimal::doubleValue).orElse(s.density()));
     Path runDir = new Path(context.directory(), context.label());
     TrainingConfig config = variant.configure(TrainingConfig.builder().dataset(s.dataset()).data(s.dataPath())
         .model(Dl4jSetup.MODEL).workers(s.workers()).batchSize(s.batchSize()).learningRate(s.learningRate())

@@ -29,7 +29,7 @@ public final class BitopkSystems implements SystemFamily {
     String base = variant.get().systemName();
     if (rest.equals(base)) {
       try {
-        return Optional.of(new BitopkSystem(variant.get(), null, values));
+        return Optional.of(new BitopkSystem(variant.get(), Optional.empty(), values));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("--systems: '" + name + "': " + e.getMessage());
       }
@@ -37,7 +37,7 @@ public final class BitopkSystems implements SystemFamily {
     if (rest.startsWith(base + BitopkSystem.DENSITY_INFIX)) {
       String rho = rest.substring(base.length() + BitopkSystem.DENSITY_INFIX.length());
       try {
-        return Optional.of(new BitopkSystem(variant.get(), new BigDecimal(rho), values));
+        return Optional.of(new BitopkSystem(variant.get(), Optional.of(new BigDecimal(rho)), values));
       } catch (NumberFormatException e) {
         throw new IllegalArgumentException("--systems: '" + name + "': expected a density after '"
             + BitopkSystem.DENSITY_INFIX + "', got '" + rho + "'");

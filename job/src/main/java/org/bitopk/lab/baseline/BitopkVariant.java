@@ -4,6 +4,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.stream.Stream;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.ValueFormat;
@@ -20,12 +21,12 @@ import org.bitopk.job.config.TrainingConfigBuilder;
  * layout, no index bytes) with FP16 values, and both sides' error feedback keep exactly what rounding dropped.
  */
 enum BitopkVariant {
-  BIDIRECTIONAL("bidirectional", Mode.BIDIRECTIONAL, "topk", "topk", ValueFormat.FP32, null),
-  UNIDIRECTIONAL("unidirectional", Mode.UNIDIRECTIONAL, "topk", "topk", ValueFormat.FP32, null),
-  DENSE("dense", Mode.DENSE, "topk", "topk", ValueFormat.FP32, 1.0),
-  DENSE_FP16("dense-fp16", Mode.BIDIRECTIONAL, "topk", "topk", ValueFormat.FP16, 1.0),
-  SIDCO("sidco", Mode.BIDIRECTIONAL, "sidco-e", "topk", ValueFormat.FP32, null),
-  DGC("dgc", Mode.BIDIRECTIONAL, "dgc", "topk", ValueFormat.FP32, null);
+  BIDIRECTIONAL("bidirectional", Mode.BIDIRECTIONAL, "topk", "topk", ValueFormat.FP32, OptionalDouble.empty()),
+  UNIDIRECTIONAL("unidirectional", Mode.UNIDIRECTIONAL, "topk", "topk", ValueFormat.FP32, OptionalDouble.empty()),
+  DENSE("dense", Mode.DENSE, "topk", "topk", ValueFormat.FP32, OptionalDouble.of(1.0)),
+  DENSE_FP16("dense-fp16", Mode.BIDIRECTIONAL, "topk", "topk", ValueFormat.FP16, OptionalDouble.of(1.0)),
+  SIDCO("sidco", Mode.BIDIRECTIONAL, "sidco-e", "topk", ValueFormat.FP32, OptionalDouble.empty()),
+  DGC("dgc", Mode.BIDIRECTIONAL, "dgc", "topk", ValueFormat.FP32, OptionalDouble.empty());
 
   static final String PREFIX = "bitopk-";
 
@@ -34,10 +35,11 @@ enum BitopkVariant {
   private final CompressorSpec uplink;
   private final CompressorSpec downlink;
   private final ValueFormat values;
-  /** The density the system always runs at (dense ones), or null: --density or the name's -rho-RHO. */
-  private final Double fixedDensity;
+  /** The density the system always runs at (dense ones); empty: --density or the name's -rho-RHO. */
+  private final OptionalDouble fixedDensity;
 
-  BitopkVariant(String suffix, Mode mode, String uplink, String downlink, ValueFormat values, Double fixedDensity) {
+  BitopkVariant(String suffix, Mode mode, String uplink, String downlink, ValueFormat values,
+      OptionalDouble fixedDensity) {
     this.suffix = suffix;
     this.mode = mode;
     this.uplink = CompressorSpec.parse(uplink);
@@ -56,12 +58,12 @@ enum BitopkVariant {
 
   /** Whether a density of its own ({@code -rho-RHO}) means anything: not for the dense systems. */
   boolean takesDensity() {
-    return fixedDensity == null;
+    return fixedDensity.isEmpty();
   }
 
   /** ρ up and down: the fixed one, else {@code chosen}. */
   double density(double chosen) {
-    return fixedDensity == null ? chosen : fixedDensity;
+    return fixedDensity.orElse(chosen);
   }
 
   /** The values' format: {@code chosen} when it is not FP32 (a {@code -values-} name), else the variant's own. */

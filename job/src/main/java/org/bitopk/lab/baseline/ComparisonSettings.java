@@ -1,5 +1,7 @@
 package org.bitopk.lab.baseline;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What every compared system shares: data, P workers with a minibatch each per round, SGD's learning rate, the
  * seed of the initial parameters, how often the test set is evaluated and how long a system may train.
@@ -14,10 +16,10 @@ package org.bitopk.lab.baseline;
  * @param stopAtTarget whether a system stops at the first evaluation that reaches the target (the learning-rate
  *     grid needs no more of it)
  */
-public record ComparisonSettings(String dataset, String dataPath, int workers, int batchSize, double learningRate,
-    double density, long seed, int evalEvery, double maxSeconds, int epochs, double target, long maxRounds,
-    boolean stopAtTarget) {
-  public ComparisonSettings(String dataset, String dataPath, int workers, int batchSize, double learningRate,
+public record ComparisonSettings(String dataset, @Nullable String dataPath, int workers, int batchSize,
+    double learningRate, double density, long seed, int evalEvery, double maxSeconds, int epochs, double target,
+    long maxRounds, boolean stopAtTarget) {
+  public ComparisonSettings(String dataset, @Nullable String dataPath, int workers, int batchSize, double learningRate,
       double density, long seed, int evalEvery, double maxSeconds, int epochs, double target) {
     this(dataset, dataPath, workers, batchSize, learningRate, density, seed, evalEvery, maxSeconds, epochs, target,
         Long.MAX_VALUE, false);

@@ -22,6 +22,7 @@ import org.bitopk.job.config.FlagValues;
 import org.bitopk.job.config.TrainFlags;
 import org.bitopk.job.config.TrainSettings;
 import org.bitopk.job.spark.SparkSetup;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A grid of training runs: a {@code base} config (train flag names as keys, like a run's config.json), the
@@ -40,7 +41,7 @@ public final class Grid {
 
   private final String name;
   private final String description;
-  private final String expectedRuntime;
+  private final @Nullable String expectedRuntime;
   private final List<GridPoint> points;
   private final List<String> varyingKeys;
   private final List<String> compareKeys;
@@ -353,7 +354,7 @@ public final class Grid {
   }
 
   /** The runtime the grid file states (null when it does not). */
-  public String expectedRuntime() {
+  public @Nullable String expectedRuntime() {
     return expectedRuntime;
   }
 

@@ -464,7 +464,7 @@ public final class PartitionTable {
     return array;
   }
 
-  /** A figure, or null where there is none (JSON has no NaN). */
+  /** Puts {@code value} under {@code key}; NaN, where there is no figure, is written as JSON's null (no NaN in JSON). */
   private static void number(ObjectNode node, String key, double value) {
     if (Double.isNaN(value)) {
       node.putNull(key);

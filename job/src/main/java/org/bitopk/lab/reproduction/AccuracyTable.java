@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -40,25 +41,25 @@ final class AccuracyTable {
 
   /** @param kept rows of a previous version of the table, byte for byte, whose runs are not in {@code e} */
   static String markdown(ExperimentEvidence e, List<String> kept) {
-    String model = e.common("model");
-    String epochs = e.common("epochs");
-    String ourEpochs = epochs == null ? "ours" : "ours, " + epochs + (epochs.equals("1") ? " epoch" : " epochs");
+    Optional<String> model = e.common("model");
+    Optional<String> epochs = e.common("epochs");
+    String ourEpochs = epochs.map(n -> "ours, " + n + (n.equals("1") ? " epoch" : " epochs")).orElse("ours");
     StringBuilder b = new StringBuilder();
-    if (epochs != null && !epochs.equals(Integer.toString(Published.EPOCHS))) {
+    if (epochs.isPresent() && !epochs.get().equals(Integer.toString(Published.EPOCHS))) {
       b.append("**Note:** the paper's figures are after ").append(Published.EPOCHS).append(" epochs, ours after ")
-          .append(epochs).append(" (this is the quick grid): the difference includes the ")
-          .append(Published.EPOCHS - Integer.parseInt(epochs)).append(" epochs we did not train.\n\n");
+          .append(epochs.get()).append(" (this is the quick grid): the difference includes the ")
+          .append(Published.EPOCHS - Integer.parseInt(epochs.get())).append(" epochs we did not train.\n\n");
     }
     b.append("Final test accuracy (%), last epoch.\n\n")
         .append("| P | mode | lr (paper / ours) | paper, ").append(Published.EPOCHS).append(" epochs | ")
         .append(ourEpochs).append(" | difference (points) |\n|---|---|---|---|---|---|\n");
     List<Row> rows = new ArrayList<>();
     for (RunFigures r : e.runs()) {
-      Published.Accuracy paper = model == null ? null : Published.accuracy(model, r.mode(), r.workers());
+      Optional<Published.Accuracy> paper = model.flatMap(m -> Published.accuracy(m, r.mode(), r.workers()));
       double ours = 100 * r.finalAccuracy();
-      double published = paper == null ? Double.NaN : paper.percent();
+      double published = paper.map(Published.Accuracy::percent).orElse(Double.NaN);
       rows.add(new Row(r.workers(), r.mode(), "| " + r.workers() + " | " + r.mode() + " | "
-          + (paper == null ? Numbers.NONE : Numbers.plain(paper.lr())) + " / " + Numbers.plain(r.lr()) + " | "
+          + paper.map(p -> Numbers.plain(p.lr())).orElse(Numbers.NONE) + " / " + Numbers.plain(r.lr()) + " | "
           + Numbers.fixed(published, 2) + " | " + Numbers.fixed(ours, 2) + " | "
           + Numbers.signed(ours - published, 2) + " |", published, ours));
     }

@@ -14,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.ChecksumException;
@@ -29,6 +30,7 @@ import org.bitopk.job.spark.SparkSetup;
 import org.bitopk.lab.experiment.ExperimentResults;
 import org.bitopk.lab.experiment.Grid;
 import org.bitopk.lab.experiment.GridPoint;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A finished experiment directory, checked before a word of it is quoted: its grid.json re-expanded into
@@ -273,7 +275,7 @@ final class ExperimentEvidence {
   }
 
   /** The recomputed figure of a results.csv column, or null when the column is a setting. */
-  private static Double figure(RunFigures r, String column) {
+  private static @Nullable Double figure(RunFigures r, String column) {
     return switch (column) {
       case "final_test_accuracy" -> r.finalAccuracy();
       case "best_test_accuracy" -> r.bestAccuracy();
@@ -338,13 +340,13 @@ final class ExperimentEvidence {
     return charts;
   }
 
-  /** The settings shared by every run, e.g. the number of epochs, or null when they differ. */
-  String common(String key) {
+  /** The setting shared by every run, e.g. the number of epochs; empty when the runs differ in it. */
+  Optional<String> common(String key) {
     Set<String> values = new LinkedHashSet<>();
     for (RunFigures r : runs) {
       values.add(r.setting(key, ""));
     }
-    return values.size() == 1 ? values.iterator().next() : null;
+    return values.size() == 1 ? Optional.of(values.iterator().next()) : Optional.empty();
   }
 
   @Override

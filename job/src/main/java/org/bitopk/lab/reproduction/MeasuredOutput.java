@@ -12,6 +12,7 @@ import org.apache.hadoop.fs.Path;
 import org.bitopk.job.BadInputException;
 import org.bitopk.job.output.MachineEnvironment;
 import org.bitopk.job.output.RunDirectory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The output directory of a measuring command (the compressor evaluation, the time-to-accuracy comparison):
@@ -22,9 +23,9 @@ final class MeasuredOutput {
   private final String directory;
   private final CsvTable table;
   private final List<JsonNode> environment;
-  private final Path picture;
+  private final @Nullable Path picture;
 
-  private MeasuredOutput(String directory, CsvTable table, List<JsonNode> environment, Path picture) {
+  private MeasuredOutput(String directory, CsvTable table, List<JsonNode> environment, @Nullable Path picture) {
     this.directory = directory;
     this.table = table;
     this.environment = List.copyOf(environment);
@@ -32,17 +33,18 @@ final class MeasuredOutput {
   }
 
   /** An output already read (tests, or a caller that holds the table in memory). */
-  static MeasuredOutput of(String directory, CsvTable table, List<JsonNode> environment, Path picture) {
+  static MeasuredOutput of(String directory, CsvTable table, List<JsonNode> environment, @Nullable Path picture) {
     return new MeasuredOutput(directory, table, environment, picture);
   }
 
   /**
-   * Reads {@code directory}; {@code picture} is the name of a chart it must hold, or null.
+   * Reads {@code directory}.
    *
+   * @param picture the name of a chart it must hold, or null
    * @throws BadInputException one line naming {@code flag} and the directory or file
    */
-  static MeasuredOutput read(String flag, String directory, String csvName, List<String> columns, String picture,
-      Configuration conf) {
+  static MeasuredOutput read(String flag, String directory, String csvName, List<String> columns,
+      @Nullable String picture, Configuration conf) {
     Path dir = new Path(directory);
     try {
       FileSystem fs = dir.getFileSystem(conf);
@@ -100,7 +102,7 @@ final class MeasuredOutput {
   }
 
   /** The chart the command drew, or null. */
-  Path picture() {
+  @Nullable Path picture() {
     return picture;
   }
 }

@@ -1,6 +1,7 @@
 package org.bitopk.lab.reproduction;
 
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The published figures the claims are checked against (Zou et al.'s thesis runs, from the authors' saved runs;
@@ -42,13 +43,13 @@ final class Published {
 
   private Published() {}
 
-  /** The published cell for a model ({@code mlp} or {@code cnn-bn}), mode and P, or null. */
-  static Accuracy accuracy(String model, String mode, int workers) {
+  /** The published cell for a model ({@code mlp} or {@code cnn-bn}), mode and P; empty when the paper has none. */
+  static Optional<Accuracy> accuracy(String model, String mode, int workers) {
     Map<String, Accuracy> table = switch (model) {
       case "mlp" -> FMNIST_MLP;
       case "cnn-bn" -> FMNIST_CNN;
       default -> Map.of();
     };
-    return table.get(mode + "/" + workers);
+    return Optional.ofNullable(table.get(mode + "/" + workers));
   }
 }

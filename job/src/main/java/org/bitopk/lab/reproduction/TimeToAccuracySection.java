@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.DoublePredicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The DL4J comparison: time-to-accuracy.csv as a table, then the three goals, each with the two figures it
@@ -94,7 +95,7 @@ final class TimeToAccuracySection {
   }
 
   /** The smallest figure (NaN: not reached, skipped), or null when there is none. */
-  private static Figure smallest(List<Figure> figures) {
+  private static @Nullable Figure smallest(List<Figure> figures) {
     Figure best = null;
     for (Figure f : figures) {
       if (!Double.isNaN(f.value()) && (best == null || f.value() < best.value())) {

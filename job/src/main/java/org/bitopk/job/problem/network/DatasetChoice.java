@@ -1,6 +1,7 @@
 package org.bitopk.job.problem.network;
 
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -10,24 +11,24 @@ import java.util.stream.Collectors;
  */
 public enum DatasetChoice {
   FASHION_MNIST("fashion-mnist", "Fashion-MNIST IDX files (default location /usr/share/datasets/fashion-mnist)",
-      ModelArchitecture.MLP, false),
-  MNIST("mnist", "MNIST IDX files (--data required)", ModelArchitecture.MLP_SMALL, false),
-  CIFAR10("cifar10", "CIFAR-10 binary batches (--data required; random crop and flip)", ModelArchitecture.VGG19_BN,
-      true),
+      Optional.of(ModelArchitecture.MLP), false),
+  MNIST("mnist", "MNIST IDX files (--data required)", Optional.of(ModelArchitecture.MLP_SMALL), false),
+  CIFAR10("cifar10", "CIFAR-10 binary batches (--data required; random crop and flip)",
+      Optional.of(ModelArchitecture.VGG19_BN), true),
   SYNTHETIC("synthetic", "generated images, synthetic[:n=,test=,classes=,shape=CxHxW,noise=,seed=]",
-      ModelArchitecture.MLP, false),
+      Optional.of(ModelArchitecture.MLP), false),
   COUNTEREXAMPLE("counterexample", "Zou's quadratics, one worker per centre, counterexample[:d=,centres=a;b;...,"
-      + "start=,noise=], default d = 100, centres 1;5;10", null, false),
+      + "start=,noise=], default d = 100, centres 1;5;10", Optional.empty(), false),
   SYNTHETIC_GRADIENTS("synthetic-gradients", "a benchmark problem, not a training problem: generated gradients of one "
       + "pass over d whose TopK supports overlap as set, synthetic-gradients[:d=,overlap=,noise=], default d = "
-      + "1000000, overlap 0", null, false);
+      + "1000000, overlap 0", Optional.empty(), false);
 
   private final String cliName;
   private final String help;
-  private final ModelArchitecture defaultModel;
+  private final Optional<ModelArchitecture> defaultModel;
   private final boolean augments;
 
-  DatasetChoice(String cliName, String help, ModelArchitecture defaultModel, boolean augments) {
+  DatasetChoice(String cliName, String help, Optional<ModelArchitecture> defaultModel, boolean augments) {
     this.cliName = cliName;
     this.help = help;
     this.defaultModel = defaultModel;
@@ -38,8 +39,8 @@ public enum DatasetChoice {
     return cliName;
   }
 
-  /** The model of the paper setup when --model is not given (null: the problem has no network). */
-  public ModelArchitecture defaultModel() {
+  /** The model of the paper setup when --model is not given; empty when the problem has no network. */
+  public Optional<ModelArchitecture> defaultModel() {
     return defaultModel;
   }
 
