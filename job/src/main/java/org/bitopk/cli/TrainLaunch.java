@@ -118,13 +118,7 @@ final class TrainLaunch {
   }
 
   private RunLease claimOutput(PreparedRun read) {
-    RunLease claimed;
-    try {
-      claimed = read.claim(warnings);
-    } catch (RuntimeException e) {
-      read.discardData();
-      throw e;
-    }
+    RunLease claimed = read.claim(warnings);
     lease = Optional.of(claimed);
     Interruption.stopIfRequested();
     return claimed;

@@ -205,12 +205,18 @@ public final class PreparedRun {
   }
 
   /**
-   * Takes the output directory: its lease, then, under the lease, what {@link DirectoryClaim} does.
+   * Takes the output directory: its lease, then, under the lease, what {@link DirectoryClaim} does. Refused, it
+   * first releases the data read for the run ({@link #discardData}): the run does not go on.
    *
    * @param warnings receives the one-line warning when a stale lease is taken over
    */
   public RunLease claim(Consumer<String> warnings) {
-    return DirectoryClaim.take(fs, output, runId, state, config.overwrite(), config.resume(), warnings);
+    try {
+      return DirectoryClaim.take(fs, output, runId, state, config.overwrite(), config.resume(), warnings);
+    } catch (RuntimeException e) {
+      discardData();
+      throw e;
+    }
   }
 
   /** Releases a table read by {@link #withData} (its cache and broadcasts) when the run does not go on. */

@@ -114,14 +114,7 @@ public final class TrainingRun {
       List<RunListener> extraListeners, Runnable safePoint) throws IOException {
     Consumer<String> warnings = w -> System.err.println("bitopk: warning: " + w);
     PreparedRun read = prepared.withData(sc);   // a table that cannot be used leaves the directory untouched
-    RunLease claimed;
-    try {
-      claimed = read.claim(warnings);
-    } catch (RuntimeException e) {
-      read.discardData();
-      throw e;
-    }
-    try (RunLease lease = claimed) {
+    try (RunLease lease = read.claim(warnings)) {
       return execute(sc, read, lease, new Options(progress ? Optional.of(System.err) : Optional.empty(),
           extraListeners, warnings, safePoint));
     }
