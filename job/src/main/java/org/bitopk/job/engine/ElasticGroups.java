@@ -44,7 +44,7 @@ final class ElasticGroups<S> {
   private final LiveExecutors executors;
   private GroupPlacement placement;
   private JavaRDD<S> rdd;
-  /** The placement whose moving groups are being built in the background, if one is. */
+  /** The placement being built in the background, if one is. */
   private Optional<GroupsInPreparation<S>> preparing = Optional.empty();
   /** The round about to run or running: an executor's registration is logged with it. */
   private volatile int round;
@@ -172,18 +172,8 @@ final class ElasticGroups<S> {
   private void restore(Map<Integer, List<WorkerMemory>> memoriesByGroup, int t) {
     List<java.util.concurrent.CompletableFuture<Void>> jobs = new ArrayList<>();
     for (Map.Entry<Integer, List<WorkerMemory>> group : memoriesByGroup.entrySet()) {
-      java.util.concurrent.CompletableFuture<Void> job = new java.util.concurrent.CompletableFuture<>();
-      Thread submitter = new Thread(() -> {
-        try {
-          WorkerMemories.restoreGroup(rdd, group.getKey(), runId, factory, uplink, group.getValue(), t);
-          job.complete(null);
-        } catch (Throwable e) {
-          job.completeExceptionally(e);
-        }
-      }, "bitopk-restore-group-" + group.getKey());
-      submitter.setDaemon(true);
-      submitter.start();
-      jobs.add(job);
+      jobs.add(DriverThread.start("bitopk-restore-group-" + group.getKey(), () ->
+          WorkerMemories.restoreGroup(rdd, group.getKey(), runId, factory, uplink, group.getValue(), t)));
     }
     for (java.util.concurrent.CompletableFuture<Void> job : jobs) {
       try {

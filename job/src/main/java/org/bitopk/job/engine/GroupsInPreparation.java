@@ -31,13 +31,15 @@ final class GroupsInPreparation<S> {
   private final String jobGroup;
   private final int startRound;
   private final long startNanos = System.nanoTime();
-  private final CompletableFuture<Void> built = new CompletableFuture<>();
+  private final CompletableFuture<Void> built;
 
-  private GroupsInPreparation(GroupPlacement target, JavaRDD<S> rdd, String jobGroup, int startRound) {
+  private GroupsInPreparation(GroupPlacement target, JavaRDD<S> rdd, String jobGroup, int startRound,
+      CompletableFuture<Void> built) {
     this.target = target;
     this.rdd = rdd;
     this.jobGroup = jobGroup;
     this.startRound = startRound;
+    this.built = built;
   }
 
   /**
@@ -48,11 +50,11 @@ final class GroupsInPreparation<S> {
       String runId, ObjectiveFactory<S> factory, int round) {
     JavaRDD<S> rdd = WorkerGroups.moved(grouped, target);
     List<Integer> all = java.util.stream.IntStream.range(0, rdd.getNumPartitions()).boxed().toList();
-    GroupsInPreparation<S> preparation = new GroupsInPreparation<>(target, rdd, "bitopk-placement-" + runId, round);
+    String jobGroup = "bitopk-placement-" + runId;
     SparkContext sc = grouped.context();
-    Thread builder = new Thread(() -> {
+    CompletableFuture<Void> built = DriverThread.start("bitopk-group-placement", () -> {
+      sc.setJobGroup(jobGroup, "worker groups built where they are to be", true);
       try {
-        sc.setJobGroup(preparation.jobGroup, "worker groups built where they are to be", true);
         WorkerGroups.build(rdd, target, moving);   // first: their executors' slots are free
         sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory),
             JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
@@ -62,18 +64,13 @@ final class GroupsInPreparation<S> {
         if (!misplaced.isEmpty()) {
           throw new IllegalStateException("group(s) " + misplaced + " built on another executor than placed");
         }
-        preparation.built.complete(null);
-      } catch (Throwable e) {
-        preparation.built.completeExceptionally(e);
       } finally {
         sc.clearJobGroup();
       }
-    }, "bitopk-group-placement");
-    builder.setDaemon(true);
-    builder.start();
+    });
     LOG.info("round {}: building the groups where they are to be, group(s) {} on other executors, while the rounds "
         + "go on", round, moving);
-    return preparation;
+    return new GroupsInPreparation<>(target, rdd, jobGroup, round, built);
   }
 
   /** Whether this builds placement {@code placement}. */
