@@ -88,7 +88,7 @@ final class WorkerGroups {
       boolean there = false;
       for (org.apache.spark.storage.BlockManagerId id : JavaConverters.seqAsJavaList(org.apache.spark.SparkEnv.get()
           .blockManager().master().getLocations(new org.apache.spark.storage.RDDBlockId(rdd.id(), g)))) {
-        there |= ("executor_" + id.host() + "_" + id.executorId()).equals(wanted);
+        there |= new LiveExecutors.Executor(id.executorId(), id.host(), id.port()).location().equals(wanted);
       }
       if (wanted != null && !there) {
         out.add(g);
