@@ -251,6 +251,13 @@ SCALA_BINARY_VERSION="${BASH_REMATCH[1]}"
 SPARK_OPENS="$(sed -n 's:.*<spark.jvm.opens>\(.*\)</spark.jvm.opens>.*:\1:p' "$ROOT/pom.xml")"
 [[ -n "$SPARK_OPENS" ]] || die "$ROOT/pom.xml defines no spark.jvm.opens property; expected Spark's JVM options there" 1
 read -r -a OPENS <<< "$SPARK_OPENS"
+# BITOPK_LAB_JAVA_OPTIONS: more options for the lab's Spark JVMs (Master, Workers, driver, executors, rogue host),
+# e.g. the tests' cheaper start (-XX:TieredStopAtLevel=1 -XX:+UseSerialGC); unset for anything that is timed.
+if [[ -n "${BITOPK_LAB_JAVA_OPTIONS:-}" ]]; then
+  read -r -a LAB_JAVA_OPTIONS <<< "$BITOPK_LAB_JAVA_OPTIONS"
+  OPENS+=("${LAB_JAVA_OPTIONS[@]}")
+  SPARK_OPENS+=" $BITOPK_LAB_JAVA_OPTIONS"
+fi
 JAVA="$(command -v java)"
 
 # --- names of this invocation ---------------------------------------------------------------------------------

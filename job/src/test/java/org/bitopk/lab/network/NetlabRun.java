@@ -34,6 +34,8 @@ final class NetlabRun implements AutoCloseable {
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().put("BITOPK_CLASSPATH", System.getProperty("java.class.path"));
+    // nothing a test asserts depends on the lab's speed: its JVMs start as cheaply as the tests' other JVMs
+    builder.environment().put("BITOPK_LAB_JAVA_OPTIONS", org.bitopk.job.ChildJvmOptions.joined());
     return new NetlabRun(builder.start(), log);
   }
 
