@@ -43,6 +43,13 @@ fi
 # Spark runs one task per core; ND4J's own OpenMP threads would oversubscribe them.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
+# On a machine of 2 cores or fewer C2's compiler threads take the rounds' CPU from the first round to the last: there
+# the job compiles with C1 alone, faster from round 0 and at its steady pace (job/docs/cold-start.md). JAVA_OPTS that
+# name a tiered-compilation setting decide instead (-XX:TieredStopAtLevel=4 for C2).
+JIT_OPTS=()
+if [ "$(nproc 2>/dev/null || echo 4)" -le 2 ] && [[ "${JAVA_OPTS:-}" != *Tiered* ]]; then
+  JIT_OPTS=(-XX:TieredStopAtLevel=1)
+fi
 CLASS_PATH="$CLASSES:$(cat "$CP_FILE")"
 
 # Application class-data sharing (JDK 17's dynamic AppCDS; job/docs/cold-start.md): the first training run after a
@@ -95,4 +102,4 @@ if [ "${BITOPK_CDS:-off}" = on ] && command -v jar >/dev/null; then
 fi
 
 # shellcheck disable=SC2086
-exec java "${CDS_OPTS[@]}" ${JAVA_OPTS:-} $SPARK_OPENS -cp "$CLASS_PATH" org.bitopk.cli.Main "$@"
+exec java "${CDS_OPTS[@]}" "${JIT_OPTS[@]}" ${JAVA_OPTS:-} $SPARK_OPENS -cp "$CLASS_PATH" org.bitopk.cli.Main "$@"

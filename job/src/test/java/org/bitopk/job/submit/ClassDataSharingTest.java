@@ -69,8 +69,15 @@ class ClassDataSharingTest {
     return lines.stream().filter(l -> l.contains(name + " source: ")).findFirst().orElse("(not loaded)");
   }
 
-  /** A tree with the script, the pom, this build's classes and a class path already written (nothing stale). */
   private Path tree() throws IOException {
+    return tree(tmp);
+  }
+
+  /**
+   * A tree in {@code tmp} with the script, the pom, this build's classes and a class path already written (nothing
+   * stale), and {@code tmp/bin} for commands that stand in for the machine's (an {@code mvn} that fails).
+   */
+  static Path tree(Path tmp) throws IOException {
     Path tree = tmp.resolve("tree");
     Files.createDirectories(tree.resolve("submit"));
     Files.createDirectories(tree.resolve("job/target"));
