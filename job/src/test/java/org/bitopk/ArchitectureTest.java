@@ -163,12 +163,7 @@ class ArchitectureTest {
     for (String module : List.of("compression", "datasets", "job")) {
       assertTrue(sources.contains(root.resolve(module).resolve("src/main/java")), module + " in " + sources);
     }
-    // the settings, and the Spark ML estimator that reads them, still take an absent setting as null: exempt until
-    // they have a type for it
-    List<String> exempt = List.of("/job/src/main/java/org/bitopk/job/config/",
-        "/job/src/main/java/org/bitopk/ml/BitopkClassifier.java");
-    assertEquals(List.of(), UndeclaredNulls.in(root, sources).stream()
-        .filter(v -> exempt.stream().noneMatch(v::startsWith)).toList());
+    assertEquals(List.of(), UndeclaredNulls.in(root, sources));
   }
 
   /** The check above finds each kind of undeclared null in a sample, and none once the sample declares them. */

@@ -96,17 +96,17 @@ final class Commands {
     root.setExecutionExceptionHandler((ex, cl, parsed) ->
         Failures.report(ex, cl.getErr(), DriverLog.installed().flatMap(DriverLog::location), verbose));
     CommandLine train = root.getSubcommands().get("train");
-    String configFile = report ? null : ConfigFile.locate(effective);
-    String resumeDir = report ? null : ConfigFile.locate(effective, "--resume");
+    Optional<String> configFile = report ? Optional.empty() : ConfigFile.locate(effective);
+    Optional<String> resumeDir = report ? Optional.empty() : ConfigFile.locate(effective, "--resume");
     Set<String> ignored = Set.of();
-    if (configFile == null && resumeDir != null && !resumeDir.isBlank()) {
+    if (configFile.isEmpty() && resumeDir.filter(dir -> !dir.isBlank()).isPresent()) {
       // --resume DIR reads DIR/config.json; where it ran and where it wrote are decided anew.
-      configFile = resumeDir.replaceAll("/+$", "") + "/config.json";
+      configFile = Optional.of(resumeDir.get().replaceAll("/+$", "") + "/config.json");
       ignored = Set.of("master", "output", "overwrite");
     }
-    if (configFile != null) {
+    if (configFile.isPresent()) {
       try {
-        train.setDefaultValueProvider(ConfigFile.load(configFile, train.getCommandSpec(), ignored,
+        train.setDefaultValueProvider(ConfigFile.load(configFile.get(), train.getCommandSpec(), ignored,
             SparkSetup.hadoopConfiguration()));
       } catch (IllegalArgumentException e) {
         String message = e.getMessage();

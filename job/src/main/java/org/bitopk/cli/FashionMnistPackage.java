@@ -91,7 +91,7 @@ public final class FashionMnistPackage {
 
   /** Whether a run of {@code config} reads Fashion-MNIST from the package's directory (not a resumed run's data). */
   static boolean wanted(TrainingConfig config) {
-    return !config.resume() && config.table() == null && config.data() == null
+    return !config.resume() && config.table().isEmpty() && config.data().isEmpty()
         && DATASET.equals(config.dataset());
   }
 

@@ -76,7 +76,7 @@ final class TrainLaunch {
 
   /** The run, step by step; its exit code. */
   int run() throws IOException {
-    Optional<SparkConf> sparkConf = provided.isEmpty() ? Optional.of(SparkSetup.conf(cfg.master())) : Optional.empty();
+    Optional<SparkConf> sparkConf = provided.isEmpty() ? Optional.of(SparkSetup.conf(cfg.master().orElse(null))) : Optional.empty();
     Configuration hadoop = provided.isPresent() ? provided.get().hadoopConfiguration()
         : SparkSetup.hadoopConfiguration(sparkConf.orElseThrow());
     PreparedRun checked = checkBeforeSpark(sparkConf, hadoop);

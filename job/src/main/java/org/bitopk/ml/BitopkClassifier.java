@@ -3,6 +3,7 @@ package org.bitopk.ml;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.SparkConf;
@@ -303,7 +304,7 @@ public final class BitopkClassifier extends Estimator<BitopkClassificationModel>
     transformSchema(dataset.schema());
     Dataset<Row> frame = dataset.toDF();
     requireKryo(frame.sparkSession().sparkContext().getConf());
-    Integer classes = declaredClasses(frame.schema());
+    OptionalInt classes = declaredClasses(frame.schema());
     String output = getOutputDir().isEmpty()
         ? PreparedRun.defaultOutput() + "-" + UUID.randomUUID().toString().substring(0, 6) : getOutputDir();
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(frame.sparkSession().sparkContext());
@@ -313,12 +314,13 @@ public final class BitopkClassifier extends Estimator<BitopkClassificationModel>
     TrainingRun.Result result;
     try {
       result = TrainingRun.execute(sc, config, (context, c) -> {
-        TableData data = TableData.builder().names(NAMES).train(frame, "the dataset passed to fit")
+        TableData.Builder table = TableData.builder().names(NAMES).train(frame, "the dataset passed to fit")
             .label(getLabelCol()).features(getFeaturesCol())
             .inputShape(getInputShape().isEmpty() ? null : TableData.parseShape(getInputShape(), "inputShape"))
             .normalization(NormalizationSpec.parse(getNormalize(), getFeatureScale()))
-            .testFraction(getTestFraction()).workers(c.workers()).nonIid(c.nonIid()).seed(c.seed())
-            .numClasses(classes).build();
+            .testFraction(getTestFraction()).workers(c.workers()).nonIid(c.nonIid()).seed(c.seed());
+        classes.ifPresent(table::numClasses);
+        TableData data = table.build();
         opened.set(data);
         return data;
       }, false, List.of(last));
@@ -372,17 +374,20 @@ public final class BitopkClassifier extends Estimator<BitopkClassificationModel>
     return b.build();
   }
 
-  /** StringIndexer (and other ML attributes) declare the number of classes in the column's metadata. */
-  private Integer declaredClasses(StructType schema) {
+  /**
+   * StringIndexer (and other ML attributes) declare the number of classes in the column's metadata; empty when
+   * it does not.
+   */
+  private OptionalInt declaredClasses(StructType schema) {
     var field = schema.apply(getLabelCol());
     if (!(field.dataType() instanceof org.apache.spark.sql.types.NumericType)) {
-      return null;   // class names: indexed in sorted order, like the command line's string labels
+      return OptionalInt.empty();   // class names: indexed in sorted order, like the command line's string labels
     }
     Attribute attribute = Attribute.fromStructField(field);
     if (attribute instanceof NominalAttribute nominal && nominal.getNumValues().isDefined()) {
-      return (Integer) nominal.getNumValues().get();
+      return OptionalInt.of((Integer) nominal.getNumValues().get());
     }
-    return null;
+    return OptionalInt.empty();
   }
 
   @Override

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
@@ -54,22 +55,22 @@ public final class ConfigFile implements CommandLine.IDefaultValueProvider {
     return values.containsKey(key);
   }
 
-  /** Finds {@code --config X} or {@code --config=X} in raw arguments; null when absent. */
-  public static String locate(String[] args) {
+  /** Finds {@code --config X} or {@code --config=X} in raw arguments; empty when absent. */
+  public static Optional<String> locate(String[] args) {
     return locate(args, "--config");
   }
 
-  /** Finds {@code FLAG X} or {@code FLAG=X} in raw arguments; null when absent. */
-  public static String locate(String[] args, String flag) {
+  /** Finds {@code FLAG X} or {@code FLAG=X} in raw arguments; empty when absent. */
+  public static Optional<String> locate(String[] args, String flag) {
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals(flag) && i + 1 < args.length) {
-        return args[i + 1];
+        return Optional.of(args[i + 1]);
       }
       if (args[i].startsWith(flag + "=")) {
-        return args[i].substring(flag.length() + 1);
+        return Optional.of(args[i].substring(flag.length() + 1));
       }
     }
-    return null;
+    return Optional.empty();
   }
 
   /**

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
@@ -51,9 +52,9 @@ public final class FlagValues {
   /** The settings as flag name → value (resolved defaults included; output omitted when not given). */
   public static Map<String, Object> of(TrainingConfig c) {
     Map<String, Object> m = new LinkedHashMap<>();
-    put(m, MASTER, c.master());
-    put(m, DATASET, c.table() == null ? c.dataset() : null);
-    put(m, DATA, c.table() == null ? c.data() : c.table().path());
+    putGiven(m, MASTER, c.master());
+    putGiven(m, DATASET, c.table().isEmpty() ? Optional.of(c.dataset()) : Optional.empty());
+    putGiven(m, DATA, c.table().isEmpty() ? c.data() : Optional.ofNullable(c.table().get().path()));
     m.put(MODEL.key(), c.hasNoNetwork() ? null : c.model().flagValue());   // a file's network: its configuration too
     put(m, MODE, c.mode());
     put(m, WORKERS, c.workers());
@@ -62,8 +63,8 @@ public final class FlagValues {
     put(m, DOWNLINK, c.downlink());
     put(m, DENSITY_UP, c.densityUp());
     put(m, DENSITY_DOWN, c.densityDown());
-    put(m, K_UP, c.kUp());
-    put(m, K_DOWN, c.kDown());
+    putGiven(m, K_UP, c.kUp().stream().boxed().findFirst());
+    putGiven(m, K_DOWN, c.kDown().stream().boxed().findFirst());
     put(m, K_ROUNDING, c.kRounding());
     put(m, VALUES_UP, c.valuesUp());
     put(m, VALUES_DOWN, c.valuesDown());
@@ -72,25 +73,24 @@ public final class FlagValues {
     put(m, MOMENTUM, c.momentum());
     put(m, UPLINK_FEEDBACK, c.uplinkFeedback().cliName());
     put(m, DOWNLINK_SCHEME, c.downlinkScheme().cliName());
-    put(m, UP_MEMORY_RATE, c.upMemoryRate());
-    put(m, DOWN_MEMORY_RATE, c.downMemoryRate());
+    putGiven(m, UP_MEMORY_RATE, c.upMemoryRate().stream().boxed().findFirst());
+    putGiven(m, DOWN_MEMORY_RATE, c.downMemoryRate().stream().boxed().findFirst());
     put(m, BATCH_SIZE, c.batchSize());
     put(m, EPOCHS, c.epochs());
     put(m, MAX_ITERATIONS, c.maxIterations());
     put(m, SPLIT, c.nonIid() ? "non-iid" : "iid");
     put(m, SEED, c.seed());
-    put(m, OUTPUT, c.output());
+    putGiven(m, OUTPUT, c.output());
     put(m, EVAL_EVERY, c.evalEvery());
     put(m, CONSISTENCY_CHECK_EVERY, c.consistencyCheckEvery());
     put(m, SNAPSHOT_EVERY, c.snapshotEvery());
     put(m, UPDATE_WINDOW, c.updateWindow());
     put(m, XI, c.xi());
-    put(m, CAPTURE_VECTORS, c.captureVectors().isEmpty() ? null : TrainingConfig.captureVectorsText(c.captureVectors()));
+    putGiven(m, CAPTURE_VECTORS, c.captureVectors().isEmpty() ? Optional.empty()
+        : Optional.of(TrainingConfig.captureVectorsText(c.captureVectors())));
     put(m, CHECKPOINT_EVERY, c.checkpointEvery());
-    put(m, X0, c.x0());
-    if (c.table() != null) {
-      m.putAll(c.table().toFlags());
-    }
+    putGiven(m, X0, c.x0());
+    c.table().ifPresent(table -> m.putAll(table.toFlags()));
     return m;
   }
 
@@ -101,9 +101,18 @@ public final class FlagValues {
     }
   }
 
+  /** Writes the value as {@link #put} does; an absent one without a value, unless the setting leaves it out. */
+  private static <T> void putGiven(Map<String, Object> m, TrainSetting<T> setting, Optional<T> value) {
+    if (value.isPresent()) {
+      put(m, setting, value.get());
+    } else if (!setting.omitsAbsent()) {
+      m.put(setting.key(), null);
+    }
+  }
+
   /**
-   * The settings as {@code config.json} records them: {@link #of} without unset values (no
-   * {@code null}: a config file refuses them) and without the settings that do not apply to the problem
+   * The settings as {@code config.json} records them: {@link #of} without unset values (a
+   * config file refuses a key without a value) and without the settings that do not apply to the problem
    * ({@code model}, {@code split}, {@code batch-size} and {@code data} of the counterexample,
    * {@code k-rounding} of a dense run, a density replaced by {@code k-up}/{@code k-down}), which a config
    * file may not set. The mode's compressors and densities stay, with the values the mode implies (e.g.
@@ -118,10 +127,10 @@ public final class FlagValues {
     if (c.mode() == Mode.DENSE) {
       m.remove(K_ROUNDING.key());   // dense mode keeps every coordinate: no k to round
     }
-    if (c.kUp() != null) {
+    if (c.kUp().isPresent()) {
       m.remove(DENSITY_UP.key());   // k is given directly: the density is not used
     }
-    if (c.kDown() != null) {
+    if (c.kDown().isPresent()) {
       m.remove(DENSITY_DOWN.key());
     }
     return m;

@@ -15,12 +15,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.bitopk.datasets.NormalizationSpec;
 import org.bitopk.job.table.TableData;
 import org.bitopk.job.table.TableSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Training data from a table instead of data set files: a path read with a Spark data source
@@ -35,14 +37,14 @@ public final class TableInput {
   static final String DATAFRAME = "dataframe";
   private static final Pattern PREFIXED = Pattern.compile("^(parquet|csv|json|orc|libsvm):(.+)$");
 
-  private final String format;
-  private final String path;
-  private final String table;
-  private final String features;
+  private final @Nullable String format;
+  private final @Nullable String path;
+  private final @Nullable String table;
+  private final @Nullable String features;
   private final String label;
-  private final int[] inputShape;
-  private final String testData;
-  private final Double testFraction;
+  private final int @Nullable [] inputShape;
+  private final @Nullable String testData;
+  private final @Nullable Double testFraction;
   private final NormalizationSpec normalize;
 
   private TableInput(Builder b) {
@@ -61,32 +63,33 @@ public final class TableInput {
     return new Builder();
   }
 
-  /** Splits {@code FORMAT:PATH}; null when {@code data} has no format prefix. */
-  static String[] splitPrefixed(String data) {
-    if (data == null) {
-      return null;
-    }
+  /** A path written {@code FORMAT:PATH}: the data source's format and the path. */
+  record Prefixed(String format, String path) {}
+
+  /** Splits {@code FORMAT:PATH}; empty when {@code data} has no format prefix. */
+  static Optional<Prefixed> splitPrefixed(String data) {
     Matcher m = PREFIXED.matcher(data.trim());
-    return m.matches() ? new String[] {m.group(1), m.group(2)} : null;
+    return m.matches() ? Optional.of(new Prefixed(m.group(1), m.group(2))) : Optional.empty();
   }
 
-  /** The format of a path source, {@value #DATAFRAME} for a DataFrame, null for a catalog table. */
-  public String format() {
-    return format;
+  /** The format of a path source, {@value #DATAFRAME} for a DataFrame; empty for a catalog table. */
+  public Optional<String> format() {
+    return Optional.ofNullable(format);
   }
 
-  public String path() {
+  /** The path of a path source, null for a catalog table or a DataFrame. */
+  public @Nullable String path() {
     return path;
   }
 
-  public String table() {
+  /** The name of a catalog table, null for a path source or a DataFrame. */
+  public @Nullable String table() {
     return table;
   }
 
-  /** The path of {@code --test-data} (without a FORMAT: prefix), null without one. */
-  public String testPath() {
-    String[] prefixed = splitPrefixed(testData);
-    return testData == null ? null : prefixed != null ? prefixed[1] : testData;
+  /** The path of {@code --test-data} (without a FORMAT: prefix); empty without one. */
+  public Optional<String> testPath() {
+    return Optional.ofNullable(testData).map(t -> splitPrefixed(t).map(Prefixed::path).orElse(t));
   }
 
   public boolean isDataFrame() {
@@ -110,7 +113,7 @@ public final class TableInput {
   }
 
   public double testFraction() {
-    return TrainSettings.TEST_FRACTION.orDefault(testFraction);
+    return TrainSettings.TEST_FRACTION.orDefault(Optional.ofNullable(testFraction));
   }
 
   /** The training rows' source (not for a DataFrame input, which is handed over in code). */
@@ -131,13 +134,14 @@ public final class TableInput {
     if (testData == null) {
       return Optional.empty();
     }
-    String[] prefixed = splitPrefixed(testData);
-    String testFormat = prefixed != null ? prefixed[0] : format;
+    Optional<Prefixed> prefixed = splitPrefixed(testData);
+    String testFormat = prefixed.map(Prefixed::format).orElse(format);
     if (testFormat == null) {
       throw new IllegalArgumentException(flag(TEST_DATA) + ": give the format as FORMAT:PATH (the training data is "
           + "a catalog table)");
     }
-    return Optional.of(new TableSource.Files(testFormat, prefixed != null ? prefixed[1] : testData, flag(TEST_DATA)));
+    return Optional.of(new TableSource.Files(testFormat, prefixed.map(Prefixed::path).orElse(testData),
+        flag(TEST_DATA)));
   }
 
   /** The label column. */
@@ -145,14 +149,14 @@ public final class TableInput {
     return label;
   }
 
-  /** The feature columns' specification of {@code --features}, null for every column but the label. */
-  public String features() {
-    return features;
+  /** The feature columns' specification of {@code --features}; empty for every column but the label. */
+  public Optional<String> features() {
+    return Optional.ofNullable(features);
   }
 
-  /** The images' shape (channels, height, width) of {@code --input-shape}, null for flat features. */
-  public int[] inputShape() {
-    return inputShape == null ? null : inputShape.clone();
+  /** The images' shape (channels, height, width) of {@code --input-shape}; empty for flat features. */
+  public Optional<int[]> inputShape() {
+    return Optional.ofNullable(inputShape).map(int[]::clone);
   }
 
   public NormalizationSpec normalization() {
@@ -168,32 +172,41 @@ public final class TableInput {
     if (message == null || message.startsWith("--")) {
       return e;
     }
-    String[] prefixed = splitPrefixed(testData);
-    String test = testData == null ? null : new TableSource.Files(prefixed != null ? prefixed[0] : format,
-        prefixed != null ? prefixed[1] : testData, flag(TEST_DATA)).description();
-    String flag = test != null && message.contains(test) ? flag(TEST_DATA) : table != null ? flag(TABLE) : flag(DATA);
+    boolean aboutTheTestData = testData != null && message.contains(testDescription(testData));
+    String flag = aboutTheTestData ? flag(TEST_DATA) : table != null ? flag(TABLE) : flag(DATA);
     return new IllegalArgumentException(flag + ": " + message, e);
   }
 
-  /** Validating builder: each setter names its flag in the error. */
+  /** How the test rows' source of {@code testData} names itself in a data error. */
+  private String testDescription(String testData) {
+    Optional<Prefixed> prefixed = splitPrefixed(testData);
+    return new TableSource.Files(prefixed.map(Prefixed::format).orElse(format),
+        prefixed.map(Prefixed::path).orElse(testData), flag(TEST_DATA)).description();
+  }
+
+  /** Validating builder: each setter names its flag in the error; a setting not set keeps its default. */
   public static final class Builder {
-    private String format;
-    private String path;
-    private String table;
-    private String features;
+    private @Nullable String format;
+    private @Nullable String path;
+    private @Nullable String table;
+    private @Nullable String features;
     private String label = TrainSettings.LABEL.defaultValue().orElseThrow();
-    private int[] inputShape;
-    private String testData;
-    private Double testFraction;
+    private int @Nullable [] inputShape;
+    private @Nullable String testData;
+    private @Nullable Double testFraction;
     private double featureScale = TrainSettings.FEATURE_SCALE.defaultValue().orElseThrow();
     private String normalizeText = TrainSettings.NORMALIZE.defaultValue().orElseThrow();
     private NormalizationSpec normalize = NormalizationSpec.parse(normalizeText, featureScale);
 
     private Builder() {}
 
-    /** A path read with a data source: {@code format} one of {@link #FORMATS}. */
-    public Builder path(String format, String path) {
-      String f = format == null ? "" : format.trim().toLowerCase(Locale.ROOT);
+    /**
+     * A path read with a data source: {@code format} one of {@link #FORMATS}.
+     *
+     * @param path the path as given, null when --data was not: refused, naming the flag
+     */
+    public Builder path(String format, @Nullable String path) {
+      String f = format.trim().toLowerCase(Locale.ROOT);
       if (!FORMATS.contains(f)) {
         throw new IllegalArgumentException(flag(DATA_FORMAT) + ": unknown format '" + format + "': expected "
             + String.join(", ", FORMATS));
@@ -208,7 +221,7 @@ public final class TableInput {
 
     /** A table of the Spark catalog. */
     public Builder table(String name) {
-      if (name == null || name.isBlank()) {
+      if (name.isBlank()) {
         throw new IllegalArgumentException(flag(TABLE) + ": expected a table name");
       }
       this.table = name.trim();
@@ -221,31 +234,34 @@ public final class TableInput {
       return this;
     }
 
+    /** The feature columns; blank: every column but the label. */
     public Builder features(String spec) {
-      this.features = spec == null || spec.isBlank() ? null : spec.trim();
+      this.features = spec.isBlank() ? null : spec.trim();
       return this;
     }
 
     public Builder label(String column) {
-      if (column != null && column.isBlank()) {
+      if (column.isBlank()) {
         throw new IllegalArgumentException(flag(LABEL) + ": expected a column name");
       }
-      this.label = column == null ? TrainSettings.LABEL.defaultValue().orElseThrow() : column.trim();
+      this.label = column.trim();
       return this;
     }
 
+    /** The images' shape, CxHxW; blank: flat features. */
     public Builder inputShape(String shape) {
-      this.inputShape = shape == null || shape.isBlank() ? null : TableData.parseShape(shape, flag(INPUT_SHAPE));
+      this.inputShape = shape.isBlank() ? null : TableData.parseShape(shape, flag(INPUT_SHAPE));
       return this;
     }
 
+    /** The test table's path; blank: the test rows are held out of the training rows. */
     public Builder testData(String path) {
-      this.testData = path == null || path.isBlank() ? null : path.trim();
+      this.testData = path.isBlank() ? null : path.trim();
       return this;
     }
 
-    public Builder testFraction(Double fraction) {
-      if (fraction != null && !(fraction > 0 && fraction < 1)) {
+    public Builder testFraction(double fraction) {
+      if (!(fraction > 0 && fraction < 1)) {
         throw new IllegalArgumentException(flag(TEST_FRACTION) + ": expected a fraction in (0, 1), got " + fraction);
       }
       this.testFraction = fraction;
@@ -253,7 +269,7 @@ public final class TableInput {
     }
 
     public Builder normalize(String spec) {
-      this.normalizeText = TrainSettings.NORMALIZE.orDefault(spec);
+      this.normalizeText = Objects.requireNonNull(spec, flag(NORMALIZE));
       return this;
     }
 

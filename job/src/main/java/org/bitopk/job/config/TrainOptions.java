@@ -3,8 +3,10 @@ package org.bitopk.job.config;
 import static org.bitopk.job.config.TrainSettings.*;
 
 import java.util.List;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.bitopk.job.problem.network.ModelSpec;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -38,29 +40,32 @@ public class TrainOptions {
     if (!split.equals("iid") && !split.equals("non-iid")) {
       throw new IllegalArgumentException(SPLIT.flag() + ": expected iid or non-iid, got '" + split + "'");
     }
-    TableInput tableInput = tableInput();
-    String model = value(MODEL);
-    String downlinkScheme = value(DOWNLINK_SCHEME);
+    Optional<TableInput> tableInput = tableInput();
     boolean overwrite = value(OVERWRITE);
     String output = value(OUTPUT);
-    TrainingConfigBuilder b = TrainingConfig.builder()
-        .dataset(DATASET.orDefault(value(DATASET))).data(tableInput == null ? value(DATA) : null)
-        .table(tableInput).model(model == null ? null : ModelSpec.parse(model, hadoop))
-        .mode(value(MODE)).tasks(value(TASKS)).uplink(value(UPLINK)).downlink(value(DOWNLINK))
-        .densityUp(value(DENSITY_UP)).densityDown(value(DENSITY_DOWN)).kUp(value(K_UP)).kDown(value(K_DOWN))
-        .x0(value(X0)).kRounding(value(K_ROUNDING))
-        .valuesUp(value(VALUES_UP)).valuesDown(value(VALUES_DOWN))
+    // each setter refuses its own value; they are called in one fixed order, so of two bad values the same is named
+    TrainingConfigBuilder b = TrainingConfig.builder().dataset(DATASET.orDefault(given(DATASET)));
+    tableInput.ifPresentOrElse(b::table, () -> given(DATA).ifPresent(b::data));
+    given(MODEL).ifPresent(model -> b.model(ModelSpec.parse(model, hadoop)));
+    b.mode(value(MODE)).tasks(value(TASKS)).uplink(value(UPLINK)).downlink(value(DOWNLINK))
+        .densityUp(value(DENSITY_UP)).densityDown(value(DENSITY_DOWN));
+    given(K_UP).ifPresent(b::kUp);
+    given(K_DOWN).ifPresent(b::kDown);
+    given(X0).ifPresent(b::x0);
+    b.kRounding(value(K_ROUNDING)).valuesUp(value(VALUES_UP)).valuesDown(value(VALUES_DOWN))
         .lrDecay(value(LR_DECAY)).momentum(value(MOMENTUM))
         .batchSize(value(BATCH_SIZE)).epochs(value(EPOCHS)).maxIterations(value(MAX_ITERATIONS))
-        .nonIid(split.equals("non-iid"))
-        .seed(value(SEED)).output(output).overwrite(overwrite).evalEvery(value(EVAL_EVERY))
+        .nonIid(split.equals("non-iid")).seed(value(SEED));
+    given(OUTPUT).ifPresent(b::output);
+    b.overwrite(overwrite).evalEvery(value(EVAL_EVERY))
         .consistencyCheckEvery(value(CONSISTENCY_CHECK_EVERY)).snapshotEvery(value(SNAPSHOT_EVERY))
-        .updateWindow(value(UPDATE_WINDOW))
-        .xi(value(XI)).captureVectors(value(CAPTURE_VECTORS)).quiet(value(QUIET))
-        .checkpointEvery(value(CHECKPOINT_EVERY))
-        .uplinkFeedback(org.bitopk.job.engine.UplinkFeedback.parse(value(UPLINK_FEEDBACK)))
-        .downlinkScheme(downlinkScheme == null ? null : DownlinkScheme.parse(downlinkScheme))
-        .upMemoryRate(value(UP_MEMORY_RATE)).downMemoryRate(value(DOWN_MEMORY_RATE));
+        .updateWindow(value(UPDATE_WINDOW)).xi(value(XI));
+    given(CAPTURE_VECTORS).ifPresent(b::captureVectors);
+    b.quiet(value(QUIET)).checkpointEvery(value(CHECKPOINT_EVERY))
+        .uplinkFeedback(org.bitopk.job.engine.UplinkFeedback.parse(value(UPLINK_FEEDBACK)));
+    given(DOWNLINK_SCHEME).ifPresent(scheme -> b.downlinkScheme(DownlinkScheme.parse(scheme)));
+    given(UP_MEMORY_RATE).ifPresent(b::upMemoryRate);
+    given(DOWN_MEMORY_RATE).ifPresent(b::downMemoryRate);
     String resume = value(RESUME);
     if (resume != null) {
       if (resume.isBlank()) {
@@ -76,35 +81,26 @@ public class TrainOptions {
       }
       b.output(resume).overwrite(false).resume(true);
     }
-    Integer workers = value(WORKERS);
-    if (workers != null) {
-      b.workers(workers);
-    }
-    String master = value(MASTER);
-    if (master != null) {
-      b.master(master);
-    }
-    Double lr = value(LR);
-    if (lr != null) {
-      b.learningRate(lr);
-    }
+    given(WORKERS).ifPresent(b::workers);
+    given(MASTER).ifPresent(b::master);
+    given(LR).ifPresent(b::learningRate);
     return b.build();
   }
 
-  /** The table input the flags describe, or null when they name a data set. */
-  private TableInput tableInput() {
+  /** The table input the flags describe; empty when they name a data set. */
+  private Optional<TableInput> tableInput() {
     String data = value(DATA);
     String dataFormat = value(DATA_FORMAT);
     String table = value(TABLE);
-    String[] prefixed = TableInput.splitPrefixed(data);
+    Optional<TableInput.Prefixed> prefixed = given(DATA).flatMap(TableInput::splitPrefixed);
     String format = dataFormat;
     String path = data;
-    if (prefixed != null) {
-      if (dataFormat != null && !dataFormat.equalsIgnoreCase(prefixed[0])) {
+    if (prefixed.isPresent()) {
+      if (dataFormat != null && !dataFormat.equalsIgnoreCase(prefixed.get().format())) {
         throw new IllegalArgumentException(DATA_FORMAT.flag() + " " + dataFormat + " contradicts --data " + data);
       }
-      format = prefixed[0];
-      path = prefixed[1];
+      format = prefixed.get().format();
+      path = prefixed.get().path();
     }
     Double testFraction = value(TEST_FRACTION);
     Double featureScale = value(FEATURE_SCALE);
@@ -118,7 +114,7 @@ public class TrainOptions {
         throw new IllegalArgumentException((testFraction != null ? TEST_FRACTION.flag() : FEATURE_SCALE.flag())
             + ": only for table input (--data-format or --table)");
       }
-      return null;
+      return Optional.empty();
     }
     if (value(DATASET) != null) {
       throw new IllegalArgumentException(DATASET.flag() + ": names a built-in data set; not with "
@@ -134,9 +130,13 @@ public class TrainOptions {
     } else {
       t.path(format, path);
     }
-    return t.features(value(FEATURES)).label(value(LABEL)).inputShape(value(INPUT_SHAPE)).testData(value(TEST_DATA))
-        .testFraction(testFraction).normalize(value(NORMALIZE)).featureScale(FEATURE_SCALE.orDefault(featureScale))
-        .build();
+    given(FEATURES).ifPresent(t::features);
+    given(LABEL).ifPresent(t::label);
+    given(INPUT_SHAPE).ifPresent(t::inputShape);
+    given(TEST_DATA).ifPresent(t::testData);
+    given(TEST_FRACTION).ifPresent(t::testFraction);
+    given(NORMALIZE).ifPresent(t::normalize);
+    return Optional.of(t.featureScale(FEATURE_SCALE.orDefault(given(FEATURE_SCALE))).build());
   }
 
   /**
@@ -215,12 +215,17 @@ public class TrainOptions {
 
   /** The value of {@code setting} as messages quote it: a choice by its name. */
   private <T> String quoted(TrainSetting<T> setting) {
-    return String.valueOf(setting.recordedForm(value(setting)));
+    return String.valueOf(given(setting).map(setting::recordedForm).orElse(null));
   }
 
   /** The parsed value of {@code setting}: given, from a config file, or its starting value (null for none). */
-  private <T> T value(TrainSetting<T> setting) {
+  private <T> @Nullable T value(TrainSetting<T> setting) {
     return setting.type().cast(spec.findOption(setting.flag()).getValue());
+  }
+
+  /** The value of a setting without a starting value: given or from a config file; empty when neither. */
+  private <T> Optional<T> given(TrainSetting<T> setting) {
+    return Optional.ofNullable(value(setting));
   }
 
   /**

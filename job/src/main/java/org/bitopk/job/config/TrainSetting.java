@@ -27,6 +27,7 @@ public final class TrainSetting<T> {
   private final SettingCheck<T> check;
   private final Function<T, Object> recordedAs;
   private final Predicate<T> omittedWhen;
+  private final boolean omittedWhenAbsent;
   private final Set<Mode> modes;
   private final boolean recorded;
   private final boolean runner;
@@ -42,6 +43,7 @@ public final class TrainSetting<T> {
     this.check = d.check;
     this.recordedAs = d.recordedAs;
     this.omittedWhen = d.omittedWhen;
+    this.omittedWhenAbsent = d.omittedWhenAbsent;
     this.modes = Set.copyOf(d.modes);
     this.recorded = d.recorded;
     this.runner = d.runner;
@@ -84,10 +86,10 @@ public final class TrainSetting<T> {
     return initial.or(() -> fallback);
   }
 
-  /** {@code value}, or the default when it is null (absent). */
-  public T orDefault(T value) {
-    return value != null ? value
-        : defaultValue().orElseThrow(() -> new IllegalStateException(flag() + " has no default"));
+  /** {@code value}, or the default when it is empty (absent). */
+  public T orDefault(Optional<T> value) {
+    return value.or(this::defaultValue)
+        .orElseThrow(() -> new IllegalStateException(flag() + " has no default"));
   }
 
   /** The value put through the setting's check; refused with a message naming the flag. */
@@ -110,14 +112,22 @@ public final class TrainSetting<T> {
     return runner;
   }
 
-  /** Whether config.json leaves the value out (a k given directly, say, when there is none). */
+  /** Whether config.json leaves the value out (a value format that is the default, say). */
   public boolean omits(T value) {
     return omittedWhen.test(value);
   }
 
+  /**
+   * Whether config.json leaves the setting out when it has no value (a k given directly, say, when there is none),
+   * rather than list it without one.
+   */
+  public boolean omitsAbsent() {
+    return omittedWhenAbsent;
+  }
+
   /** The value as config.json records it and messages quote it: a number as such, a choice by its name. */
   public Object recordedForm(T value) {
-    return value == null ? null : recordedAs.apply(value);
+    return recordedAs.apply(value);
   }
 
   /** The command-line option, with the declared label, help and starting value; values converted by the parser. */
@@ -133,7 +143,7 @@ public final class TrainSetting<T> {
 
   /**
    * A setting with a starting value is a primitive on the command line (as picocli reads an {@code int} field),
-   * one without it a boxed value that stays null when the flag is not given.
+   * one without it a boxed value, which picocli leaves unset while the flag is not given.
    */
   private Class<?> optionType() {
     if (initial.isEmpty()) {
@@ -169,6 +179,7 @@ public final class TrainSetting<T> {
     private SettingCheck<T> check = SettingCheck.none();
     private Function<T, Object> recordedAs = value -> value;
     private Predicate<T> omittedWhen = value -> false;
+    private boolean omittedWhenAbsent;
     private Set<Mode> modes = EnumSet.allOf(Mode.class);
     private boolean recorded = true;
     private boolean runner;
@@ -222,6 +233,12 @@ public final class TrainSetting<T> {
     /** Values config.json leaves out rather than records. */
     public Declaration<T> omittedWhen(Predicate<T> omitted) {
       this.omittedWhen = omitted;
+      return this;
+    }
+
+    /** Left out of config.json when it has no value, rather than listed without one. */
+    public Declaration<T> omittedWhenAbsent() {
+      this.omittedWhenAbsent = true;
       return this;
     }
 

@@ -140,12 +140,12 @@ public final class TrainSettings {
 
   public static final TrainSetting<Integer> K_UP = declared(TrainSetting.of(TrainFlags.K_UP, Integer.class).label("K")
       .help("Uplink k directly, instead of --density-up (not in dense mode).")
-      .checkedBy(SettingCheck.atLeast(1)).omittedWhen(k -> k == null).modes(BIDIRECTIONAL, UNIDIRECTIONAL));
+      .checkedBy(SettingCheck.atLeast(1)).omittedWhenAbsent().modes(BIDIRECTIONAL, UNIDIRECTIONAL));
 
   public static final TrainSetting<Integer> K_DOWN = declared(TrainSetting.of(TrainFlags.K_DOWN, Integer.class)
       .label("K")
       .help("Downlink k directly, instead of --density-down (bidirectional mode only).")
-      .checkedBy(SettingCheck.atLeast(1)).omittedWhen(k -> k == null).modes(BIDIRECTIONAL));
+      .checkedBy(SettingCheck.atLeast(1)).omittedWhenAbsent().modes(BIDIRECTIONAL));
 
   public static final TrainSetting<KRounding> K_ROUNDING = declared(
       TrainSetting.of(TrainFlags.K_ROUNDING, KRounding.class)
@@ -196,14 +196,14 @@ public final class TrainSettings {
       .label("ALPHA")
       .help("alpha_up in (0, 1] of --uplink-feedback artemis (default: 1/(2(omega + 1)) of an unbiased "
           + "--uplink, randomk:scaled or natural; required for the others).")
-      .checkedBy(SettingCheck.rate()).omittedWhen(rate -> rate == null));
+      .checkedBy(SettingCheck.rate()).omittedWhenAbsent());
 
   public static final TrainSetting<Double> DOWN_MEMORY_RATE = declared(TrainSetting.of(TrainFlags.DOWN_MEMORY_RATE,
           Double.class)
       .label("ALPHA")
       .help("alpha_down in (0, 1] of --downlink-scheme mcm (default: 1/(2(omega + 1)) of an unbiased "
           + "--downlink; required for the others; 1 = ef21-p).")
-      .checkedBy(SettingCheck.rate()).omittedWhen(rate -> rate == null));
+      .checkedBy(SettingCheck.rate()).omittedWhenAbsent());
 
   public static final TrainSetting<String> DOWNLINK_SCHEME = declared(TrainSetting.of(TrainFlags.DOWNLINK_SCHEME,
           String.class)
@@ -245,7 +245,7 @@ public final class TrainSettings {
       .help("Counterexample only: read x0 from FILE (any Hadoop FileSystem URI): a .npy 1-D float32/float64 "
           + "array or text, numbers separated by whitespace, '#' comments; exactly d values (default: generated, "
           + "start + noise*N(0,1) from java.util.Random(--seed)).")
-      .checkedBy(SettingCheck.nonBlank()).omittedWhen(file -> file == null));
+      .checkedBy(SettingCheck.nonBlank()).omittedWhenAbsent());
 
   public static final TrainSetting<String> OUTPUT = declared(TrainSetting.of(TrainFlags.OUTPUT, String.class)
       .label("DIR")

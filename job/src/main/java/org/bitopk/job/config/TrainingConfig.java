@@ -2,6 +2,9 @@ package org.bitopk.job.config;
 
 import static org.bitopk.job.config.TrainFlags.*;
 
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
 import org.bitopk.compression.ValueFormat;
@@ -9,6 +12,7 @@ import org.bitopk.job.problem.network.ModelArchitecture;
 import org.bitopk.job.problem.network.ModelSpec;
 import org.bitopk.job.problem.quadratic.CounterexampleSetting;
 import org.bitopk.job.problem.synthetic.SyntheticGradientSetting;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every setting of a training run, validated and with defaults resolved. {@link FlagValues#recorded} writes it
@@ -17,9 +21,9 @@ import org.bitopk.job.problem.synthetic.SyntheticGradientSetting;
 public final class TrainingConfig {
   public static final String COUNTEREXAMPLE = "counterexample";
 
-  private final String master;
+  private final @Nullable String master;
   private final String dataset;
-  private final String data;
+  private final @Nullable String data;
   private final ModelSpec model;
   private final Mode mode;
   private final int workers;
@@ -28,8 +32,8 @@ public final class TrainingConfig {
   private final CompressorSpec downlink;
   private final double densityUp;
   private final double densityDown;
-  private final Integer kUp;
-  private final Integer kDown;
+  private final @Nullable Integer kUp;
+  private final @Nullable Integer kDown;
   private final KRounding kRounding;
   private final ValueFormat valuesUp;
   private final ValueFormat valuesDown;
@@ -41,7 +45,7 @@ public final class TrainingConfig {
   private final long maxIterations;
   private final boolean nonIid;
   private final long seed;
-  private final String output;
+  private final @Nullable String output;
   private final boolean overwrite;
   private final int evalEvery;
   private final int consistencyCheckEvery;
@@ -52,15 +56,15 @@ public final class TrainingConfig {
   private final java.util.List<Integer> captureVectors;
   private final org.bitopk.job.engine.UplinkFeedback uplinkFeedback;
   private final DownlinkScheme downlinkScheme;
-  private final Double upMemoryRate;
-  private final Double downMemoryRate;
+  private final @Nullable Double upMemoryRate;
+  private final @Nullable Double downMemoryRate;
   private final boolean quiet;
   private final int checkpointEvery;
   private final boolean resume;
-  private final TableInput table;
-  private final String x0;
-  private final CounterexampleSetting counterexample;
-  private final SyntheticGradientSetting syntheticGradients;
+  private final @Nullable TableInput table;
+  private final @Nullable String x0;
+  private final @Nullable CounterexampleSetting counterexample;
+  private final @Nullable SyntheticGradientSetting syntheticGradients;
 
   TrainingConfig(TrainingConfigBuilder b) {
     this.master = b.master;
@@ -212,42 +216,42 @@ public final class TrainingConfig {
     return counterexample != null || syntheticGradients != null;
   }
 
-  /** The synthetic-gradient benchmark problem's settings, or null for other data sets. */
-  public SyntheticGradientSetting syntheticGradients() {
-    return syntheticGradients;
+  /** The synthetic-gradient benchmark problem's settings; empty for other data sets. */
+  public Optional<SyntheticGradientSetting> syntheticGradients() {
+    return Optional.ofNullable(syntheticGradients);
   }
 
-  /** The counterexample's d, centres and x₀ generator, or null for other data sets. */
-  public CounterexampleSetting counterexample() {
-    return counterexample;
+  /** The counterexample's d, centres and x₀ generator; empty for other data sets. */
+  public Optional<CounterexampleSetting> counterexample() {
+    return Optional.ofNullable(counterexample);
   }
 
-  /** The file x₀ of the counterexample is read from (any Hadoop FileSystem URI), or null: generated. */
-  public String x0() {
-    return x0;
+  /** The file x₀ of the counterexample is read from (any Hadoop FileSystem URI); empty: generated. */
+  public Optional<String> x0() {
+    return Optional.ofNullable(x0);
   }
 
-  /** The uplink k given directly, or null: from {@link #densityUp()} by {@link #kRounding()}. */
-  public Integer kUp() {
-    return kUp;
+  /** The uplink k given directly; empty: from {@link #densityUp()} by {@link #kRounding()}. */
+  public OptionalInt kUp() {
+    return kUp == null ? OptionalInt.empty() : OptionalInt.of(kUp);
   }
 
-  /** The downlink k given directly, or null: from {@link #densityDown()} by {@link #kRounding()}. */
-  public Integer kDown() {
-    return kDown;
+  /** The downlink k given directly; empty: from {@link #densityDown()} by {@link #kRounding()}. */
+  public OptionalInt kDown() {
+    return kDown == null ? OptionalInt.empty() : OptionalInt.of(kDown);
   }
 
-  /** Spark master URL, or null: the one spark-submit set, else local[*]. */
-  public String master() { return master; }
+  /** Spark master URL; empty: the one spark-submit set, else local[*]. */
+  public Optional<String> master() { return Optional.ofNullable(master); }
   /** Rounds between checkpoints; 0 = no checkpoints. */
   public int checkpointEvery() { return checkpointEvery; }
   /** True when continuing the run in {@link #output()} from its newest checkpoint. */
   public boolean resume() { return resume; }
   public String dataset() { return dataset; }
-  /** Table input (a path read with a Spark data source, a catalog table or a DataFrame), or null for files. */
-  public TableInput table() { return table; }
-  /** Data directory URI, or null for the dataset's default location. */
-  public String data() { return data; }
+  /** Table input (a path read with a Spark data source, a catalog table or a DataFrame); empty for files. */
+  public Optional<TableInput> table() { return Optional.ofNullable(table); }
+  /** Data directory URI; empty for the dataset's default location. */
+  public Optional<String> data() { return Optional.ofNullable(data); }
   /** A built-in {@link ModelArchitecture} or a network of one's own. */
   public ModelSpec model() { return model; }
   public Mode mode() { return mode; }
@@ -275,8 +279,8 @@ public final class TrainingConfig {
   public long maxIterations() { return maxIterations; }
   public boolean nonIid() { return nonIid; }
   public long seed() { return seed; }
-  /** Output directory URI, or null for runs/&lt;timestamp&gt;. */
-  public String output() { return output; }
+  /** Output directory URI; empty for runs/&lt;timestamp&gt;. */
+  public Optional<String> output() { return Optional.ofNullable(output); }
   public boolean overwrite() { return overwrite; }
   public int evalEvery() { return evalEvery; }
   public int consistencyCheckEvery() { return consistencyCheckEvery; }
@@ -289,10 +293,14 @@ public final class TrainingConfig {
   public org.bitopk.job.engine.UplinkFeedback uplinkFeedback() { return uplinkFeedback; }
   /** What the server broadcasts: ef (bidirectional default), ef21-p, or average (the other modes). */
   public DownlinkScheme downlinkScheme() { return downlinkScheme; }
-  /** α_up of --uplink-feedback artemis as given, or null (resolved from the compressor's ω in the run plan). */
-  public Double upMemoryRate() { return upMemoryRate; }
-  /** α_dwn of --downlink-scheme mcm as given, or null (resolved from the compressor's ω in the run plan). */
-  public Double downMemoryRate() { return downMemoryRate; }
+  /** α_up of --uplink-feedback artemis as given; empty: resolved from the compressor's ω in the run plan. */
+  public OptionalDouble upMemoryRate() {
+    return upMemoryRate == null ? OptionalDouble.empty() : OptionalDouble.of(upMemoryRate);
+  }
+  /** α_dwn of --downlink-scheme mcm as given; empty: resolved from the compressor's ω in the run plan. */
+  public OptionalDouble downMemoryRate() {
+    return downMemoryRate == null ? OptionalDouble.empty() : OptionalDouble.of(downMemoryRate);
+  }
   public boolean quiet() { return quiet; }
 
   /** "1,100,1000": the flag's text for a list of rounds. */

@@ -4,6 +4,8 @@ import static org.bitopk.job.config.TrainFlags.*;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.TreeSet;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
@@ -13,15 +15,16 @@ import org.bitopk.job.problem.network.DatasetChoice;
 import org.bitopk.job.problem.network.ModelSpec;
 import org.bitopk.job.problem.quadratic.CounterexampleSetting;
 import org.bitopk.job.problem.synthetic.SyntheticGradientSetting;
+import org.jspecify.annotations.Nullable;
 
 /** The validating builder of a {@link TrainingConfig}; every setter names its flag in the error message. */
 public final class TrainingConfigBuilder {
-  String master;
+  @Nullable String master;
   String dataset = TrainSettings.DATASET.defaultValue().orElseThrow();
-  String data;
-  ModelSpec model;
+  @Nullable String data;
+  @Nullable ModelSpec model;
   Mode mode = TrainSettings.MODE.defaultValue().orElseThrow();
-  Integer workers;
+  @Nullable Integer workers;
   int tasks = TrainSettings.TASKS.defaultValue().orElseThrow();
   CompressorSpec uplink = TrainSettings.UPLINK.defaultValue().orElseThrow();
   CompressorSpec downlink = TrainSettings.DOWNLINK.defaultValue().orElseThrow();
@@ -30,10 +33,10 @@ public final class TrainingConfigBuilder {
   KRounding kRounding = TrainSettings.K_ROUNDING.defaultValue().orElseThrow();
   ValueFormat valuesUp = TrainSettings.VALUES_UP.defaultValue().orElseThrow();
   ValueFormat valuesDown = TrainSettings.VALUES_DOWN.defaultValue().orElseThrow();
-  Integer kUp;
-  Integer kDown;
-  String x0;
-  Double learningRate;
+  @Nullable Integer kUp;
+  @Nullable Integer kDown;
+  @Nullable String x0;
+  @Nullable Double learningRate;
   double lrDecay = TrainSettings.LR_DECAY.defaultValue().orElseThrow();
   double momentum = TrainSettings.MOMENTUM.defaultValue().orElseThrow();
   int batchSize = TrainSettings.BATCH_SIZE.defaultValue().orElseThrow();
@@ -41,7 +44,7 @@ public final class TrainingConfigBuilder {
   long maxIterations = TrainSettings.MAX_ITERATIONS.defaultValue().orElseThrow();
   boolean nonIid = TrainSettings.SPLIT.defaultValue().orElseThrow().equals("non-iid");
   long seed = TrainSettings.SEED.defaultValue().orElseThrow();
-  String output;
+  @Nullable String output;
   boolean overwrite = TrainSettings.OVERWRITE.defaultValue().orElseThrow();
   int evalEvery = TrainSettings.EVAL_EVERY.defaultValue().orElseThrow();
   int consistencyCheckEvery = TrainSettings.CONSISTENCY_CHECK_EVERY.defaultValue().orElseThrow();
@@ -51,12 +54,12 @@ public final class TrainingConfigBuilder {
   List<Integer> captureVectors = List.of();
   boolean quiet = TrainSettings.QUIET.defaultValue().orElseThrow();
   UplinkFeedback uplinkFeedback = UplinkFeedback.parse(TrainSettings.UPLINK_FEEDBACK.defaultValue().orElseThrow());
-  DownlinkScheme downlinkScheme;
-  Double upMemoryRate;
-  Double downMemoryRate;
+  @Nullable DownlinkScheme downlinkScheme;
+  @Nullable Double upMemoryRate;
+  @Nullable Double downMemoryRate;
   int checkpointEvery = TrainSettings.CHECKPOINT_EVERY.defaultValue().orElseThrow();
   boolean resume;
-  TableInput table;
+  @Nullable TableInput table;
 
   TrainingConfigBuilder() {}
 
@@ -84,9 +87,11 @@ public final class TrainingConfigBuilder {
     return this;
   }
 
-  /** The data directory URI; null for the dataset's default location (an empty text is refused). */
-  public TrainingConfigBuilder data(String v) { data = v == null ? null : TrainSettings.DATA.checked(v); return this; }
-  public TrainingConfigBuilder model(ModelSpec v) { model = v; return this; }
+  /** The data directory URI, instead of the dataset's default location (an empty text is refused). */
+  public TrainingConfigBuilder data(String v) { data = TrainSettings.DATA.checked(v); return this; }
+
+  /** The network, instead of the data set's default architecture. */
+  public TrainingConfigBuilder model(ModelSpec v) { model = Objects.requireNonNull(v, flag(MODEL)); return this; }
   public TrainingConfigBuilder mode(Mode v) { mode = Objects.requireNonNull(v, flag(MODE)); return this; }
   public TrainingConfigBuilder workers(int v) { workers = TrainSettings.WORKERS.checked(v); return this; }
 
@@ -105,18 +110,30 @@ public final class TrainingConfigBuilder {
     densityDown = TrainSettings.DENSITY_DOWN.checked(v);
     return this;
   }
-  /** The uplink k directly, instead of a density (null: from the density). */
-  public TrainingConfigBuilder kUp(Integer v) {
-    kUp = v == null ? null : TrainSettings.K_UP.checked(v);
+  /** The uplink k directly, instead of a density. */
+  public TrainingConfigBuilder kUp(int v) {
+    return kUp(OptionalInt.of(v));
+  }
+
+  /** The uplink k directly when present; empty: from the density (clears a k set before). */
+  public TrainingConfigBuilder kUp(OptionalInt v) {
+    kUp = v.isPresent() ? TrainSettings.K_UP.checked(v.getAsInt()) : null;
     return this;
   }
-  /** The downlink k directly, instead of a density (null: from the density). */
-  public TrainingConfigBuilder kDown(Integer v) {
-    kDown = v == null ? null : TrainSettings.K_DOWN.checked(v);
+
+  /** The downlink k directly, instead of a density. */
+  public TrainingConfigBuilder kDown(int v) {
+    return kDown(OptionalInt.of(v));
+  }
+
+  /** The downlink k directly when present; empty: from the density (clears a k set before). */
+  public TrainingConfigBuilder kDown(OptionalInt v) {
+    kDown = v.isPresent() ? TrainSettings.K_DOWN.checked(v.getAsInt()) : null;
     return this;
   }
-  /** The counterexample's x₀ file (null: generated from the seed; an empty text is refused). */
-  public TrainingConfigBuilder x0(String v) { x0 = v == null ? null : TrainSettings.X0.checked(v); return this; }
+
+  /** The counterexample's x₀ file, instead of one generated from the seed (an empty text is refused). */
+  public TrainingConfigBuilder x0(String v) { x0 = TrainSettings.X0.checked(v); return this; }
   public TrainingConfigBuilder kRounding(KRounding v) {
     kRounding = Objects.requireNonNull(v, flag(K_ROUNDING));
     return this;
@@ -147,9 +164,9 @@ public final class TrainingConfigBuilder {
 
   public TrainingConfigBuilder nonIid(boolean v) { nonIid = v; return this; }
   public TrainingConfigBuilder seed(long v) { seed = v; return this; }
-  /** The output directory URI; null for runs/&lt;timestamp&gt; (an empty text is refused). */
+  /** The output directory URI, instead of runs/&lt;timestamp&gt; (an empty text is refused). */
   public TrainingConfigBuilder output(String v) {
-    output = v == null ? null : TrainSettings.OUTPUT.checked(v);
+    output = TrainSettings.OUTPUT.checked(v);
     return this;
   }
 
@@ -174,15 +191,11 @@ public final class TrainingConfigBuilder {
 
   /**
    * The rounds whose compensated vectors are written, as the flag's text: comma-separated 1-based round
-   * numbers, e.g. {@code 1,100,1000}; null for none. Refused: an empty text, an entry that is not a positive
+   * numbers, e.g. {@code 1,100,1000} (none unless set). Refused: an empty text, an entry that is not a positive
    * integer, a round listed twice. Rounds beyond the run's end are refused once the run's length is known
    * ({@code PreparedRun}).
    */
   public TrainingConfigBuilder captureVectors(String v) {
-    if (v == null) {
-      captureVectors = List.of();
-      return this;
-    }
     String text = TrainSettings.CAPTURE_VECTORS.checked(v);
     TreeSet<Integer> rounds = new TreeSet<>();
     for (String part : text.split(",", -1)) {
@@ -211,18 +224,31 @@ public final class TrainingConfigBuilder {
     return this;
   }
 
-  /** null: the mode's default (ef when bidirectional, else average). */
-  public TrainingConfigBuilder downlinkScheme(DownlinkScheme v) { downlinkScheme = v; return this; }
-
-  /** α_up in (0, 1], or null for the default 1/(2(ω + 1)) of an unbiased compressor. */
-  public TrainingConfigBuilder upMemoryRate(Double v) {
-    upMemoryRate = v == null ? null : TrainSettings.UP_MEMORY_RATE.checked(v);
+  /** What the server broadcasts, instead of the mode's default (ef when bidirectional, else average). */
+  public TrainingConfigBuilder downlinkScheme(DownlinkScheme v) {
+    downlinkScheme = Objects.requireNonNull(v, flag(DOWNLINK_SCHEME));
     return this;
   }
 
-  /** α_dwn in (0, 1], or null for the default 1/(2(ω + 1)) of an unbiased compressor. */
-  public TrainingConfigBuilder downMemoryRate(Double v) {
-    downMemoryRate = v == null ? null : TrainSettings.DOWN_MEMORY_RATE.checked(v);
+  /** α_up in (0, 1], instead of the default 1/(2(ω + 1)) of an unbiased compressor. */
+  public TrainingConfigBuilder upMemoryRate(double v) {
+    return upMemoryRate(OptionalDouble.of(v));
+  }
+
+  /** α_up in (0, 1] when present; empty: the default 1/(2(ω + 1)) (clears a rate set before). */
+  public TrainingConfigBuilder upMemoryRate(OptionalDouble v) {
+    upMemoryRate = v.isPresent() ? TrainSettings.UP_MEMORY_RATE.checked(v.getAsDouble()) : null;
+    return this;
+  }
+
+  /** α_dwn in (0, 1], instead of the default 1/(2(ω + 1)) of an unbiased compressor. */
+  public TrainingConfigBuilder downMemoryRate(double v) {
+    return downMemoryRate(OptionalDouble.of(v));
+  }
+
+  /** α_dwn in (0, 1] when present; empty: the default 1/(2(ω + 1)) (clears a rate set before). */
+  public TrainingConfigBuilder downMemoryRate(OptionalDouble v) {
+    downMemoryRate = v.isPresent() ? TrainSettings.DOWN_MEMORY_RATE.checked(v.getAsDouble()) : null;
     return this;
   }
 
@@ -234,8 +260,8 @@ public final class TrainingConfigBuilder {
     return this;
   }
 
-  /** Train on a table instead of a named data set (null: the data set of {@link #dataset}). */
-  public TrainingConfigBuilder table(TableInput v) { table = v; return this; }
+  /** Train on a table instead of the named data set of {@link #dataset}. */
+  public TrainingConfigBuilder table(TableInput v) { table = Objects.requireNonNull(v, flag(DATA)); return this; }
 
   /** Continue the run in {@link #output} from its newest intact checkpoint instead of starting afresh. */
   public TrainingConfigBuilder resume(boolean v) { resume = v; return this; }

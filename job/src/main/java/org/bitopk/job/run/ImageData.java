@@ -22,23 +22,24 @@ final class ImageData {
 
   /** The image data set of {@code config}, or one line naming --data/--dataset and what is wrong. */
   static TrainTest load(TrainingConfig config, Configuration conf) {
-    if (config.data() != null) {
-      Path dir = new Path(config.data());
-      FileSystem dataFs = HadoopLocations.fileSystem(flag(DATA), config.data(), dir, conf);
+    if (config.data().isPresent()) {
+      String data = config.data().get();
+      Path dir = new Path(data);
+      FileSystem dataFs = HadoopLocations.fileSystem(flag(DATA), data, dir, conf);
       try {
         FileStatus status = dataFs.getFileStatus(dir);
         if (!status.isDirectory()) {
-          throw new BadInputException(flag(DATA) + " " + config.data() + " is a file, not a directory: pass the "
+          throw new BadInputException(flag(DATA) + " " + data + " is a file, not a directory: pass the "
               + "directory that holds the " + config.dataset() + " files");
         }
       } catch (FileNotFoundException missing) {
         // reported below by the loader, naming the files it looked for
       } catch (IOException e) {
-        throw new BadInputException(flag(DATA) + " " + config.data() + ": cannot access it: " + e.getMessage(), e);
+        throw new BadInputException(flag(DATA) + " " + data + ": cannot access it: " + e.getMessage(), e);
       }
     }
     try {
-      return Datasets.load(config.dataset(), config.data(), conf);
+      return Datasets.load(config.dataset(), config.data().orElse(null), conf);
     } catch (IllegalArgumentException e) {
       String flag = config.dataset().startsWith("synthetic") ? flag(DATASET) : flag(DATA);
       throw new BadInputException(flag + ": " + e.getMessage(), e);

@@ -19,6 +19,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.job.BadInputException;
+import org.bitopk.job.config.TableInput;
 import org.bitopk.job.config.TrainingConfig;
 
 /**
@@ -101,19 +102,18 @@ final class InputFingerprint {
 
   private static List<String> locations(TrainingConfig config) {
     List<String> locations = new ArrayList<>();
-    if (config.table() == null) {
-      if (config.data() != null) {
-        locations.add(config.data());
+    if (config.table().isEmpty()) {
+      if (config.data().isPresent()) {
+        locations.add(config.data().get());
       } else if (Datasets.FASHION_MNIST.equals(config.dataset())) {
         locations.add("file://" + Datasets.FASHION_MNIST_DEFAULT);   // where Datasets reads it from
       }
-    } else if (!config.table().isDataFrame()) {
-      if (config.table().path() != null) {
-        locations.add(config.table().path());   // a table's --data is "format:path"
+    } else if (!config.table().get().isDataFrame()) {
+      TableInput table = config.table().get();
+      if (table.path() != null) {
+        locations.add(table.path());   // a table's --data is "format:path"
       }
-      if (config.table().testPath() != null) {
-        locations.add(config.table().testPath());
-      }
+      table.testPath().ifPresent(locations::add);
     }
     return locations;
   }

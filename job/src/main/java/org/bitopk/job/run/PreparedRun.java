@@ -49,7 +49,9 @@ import org.bitopk.job.problem.network.ImageProblem;
 import org.bitopk.job.problem.network.ModelArchitecture;
 import org.bitopk.job.problem.network.TableProblem;
 import org.bitopk.job.problem.quadratic.CounterexampleProblem;
+import org.bitopk.job.problem.quadratic.CounterexampleSetting;
 import org.bitopk.job.problem.synthetic.SyntheticGradientProblem;
+import org.bitopk.job.problem.synthetic.SyntheticGradientSetting;
 import org.bitopk.job.problem.quadratic.InitialPointFile;
 import org.bitopk.job.table.InputNames;
 import org.bitopk.job.table.TableData;
@@ -127,7 +129,7 @@ public final class PreparedRun {
    *     flag, file or directory and what was expected
    */
   public static PreparedRun check(TrainingConfig config, Configuration conf) {
-    String uri = config.output() != null ? config.output() : defaultOutput();
+    String uri = config.output().orElseGet(PreparedRun::defaultOutput);
     String flag = config.resume() ? flag(RESUME) : flag(OUTPUT);
     Path path = new Path(uri);
     FileSystem fs = HadoopLocations.fileSystem(flag, uri, path, conf);
@@ -162,13 +164,13 @@ public final class PreparedRun {
     if (resolved.hasNoNetwork()) {
       int[] ones = new int[resolved.workers()];
       Arrays.fill(ones, 1);
-      Optional<float[]> start = resolved.x0() != null ? Optional.of(readStart(resolved, conf)) : Optional.empty();
+      Optional<float[]> start = resolved.x0().map(x0 -> readStart(resolved, x0, conf));
       return finish(new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous,
           new RunInput.Generated(start), ones, 1));
     }
-    if (resolved.table() != null) {
+    if (resolved.table().isPresent()) {
       // Tables are read by the executors: their checks run in withData, once Spark runs, before training.
-      Optional<TableLoader> loader = resolved.table().isDataFrame() ? Optional.empty()
+      Optional<TableLoader> loader = resolved.table().get().isDataFrame() ? Optional.empty()
           : Optional.of(PreparedRun::loadTable);
       return new PreparedRun(resolved, fs, path, state, runId, checkpoint, previous,
           new RunInput.UnreadTable(loader), new int[0], 1);
@@ -228,7 +230,7 @@ public final class PreparedRun {
 
   /** The same run, reading its table input with {@code loader} (Spark ML's fit hands its DataFrame so). */
   public PreparedRun withTableLoader(TableLoader loader) {
-    if (config.table() == null) {
+    if (config.table().isEmpty()) {
       throw new IllegalStateException("not a table input");
     }
     return with(new RunInput.UnreadTable(Optional.of(loader)), new int[0], 1);
@@ -252,21 +254,22 @@ public final class PreparedRun {
     if (!(input instanceof RunInput.UnreadTable unread)) {
       return this;
     }
+    TableInput input = config.table().orElseThrow();
     TableLoader loader = unread.loader().orElseThrow(
-        () -> new IllegalStateException("no loader for the table input " + config.table().format()));
+        () -> new IllegalStateException("no loader for the table input " + input.format().orElse("")));
     TableData loaded;
     try {
       loaded = loader.load(sc, config);
     } catch (IllegalArgumentException e) {
       // the command line's line starts with the flag; Spark ML's messages name their parameters already
-      throw config.table().isDataFrame() ? e : config.table().namingTheFlag(e);
+      throw input.isDataFrame() ? e : input.namingTheFlag(e);
     }
     try {
       requireModelFits(config, loaded.channels(), loaded.height(), loaded.width(), loaded.labels().numClasses(),
           "input of the table", "give its image shape with --input-shape, or choose mlp or mlp-small (they take "
           + "any shape)");
-      if (previousConfig.isPresent() && !config.table().isDataFrame()) {
-        SameTableCheck.require(previousConfig.get(), new Path(output, RunDirectory.CONFIG), config.table(), loaded);
+      if (previousConfig.isPresent() && !input.isDataFrame()) {
+        SameTableCheck.require(previousConfig.get(), new Path(output, RunDirectory.CONFIG), input, loaded);
       }
       int[] sizes = loaded.shardSizes();
       int smallest = requireBatchFits(config, sizes, loaded.trainRows() + " training rows");
@@ -312,33 +315,35 @@ public final class PreparedRun {
   /** The command line's table input: a path read with a data source, or a catalog table. */
   private static TableData loadTable(JavaSparkContext sc, TrainingConfig config) {
     SparkSession spark = SparkSession.builder().sparkContext(sc.sc()).getOrCreate();
-    TableInput input = config.table();
+    TableInput input = config.table().orElseThrow();
     TableSource train = input.train();
     TableData.Builder table = TableData.builder().names(InputNames.COMMAND_LINE)
-        .train(train.read(spark), train.description()).label(input.label()).features(input.features())
-        .inputShape(input.inputShape()).normalization(input.normalization());
+        .train(train.read(spark), train.description()).label(input.label()).normalization(input.normalization());
+    input.features().ifPresent(table::features);
+    input.inputShape().ifPresent(table::inputShape);
     input.test().ifPresentOrElse(test -> table.test(test.read(spark), test.description()),
         () -> table.testFraction(input.testFraction()));
     return table.workers(config.workers()).nonIid(config.nonIid()).seed(config.seed()).build();
   }
 
-  /** x₀ from --x0: present, readable, d finite numbers (text or .npy). */
-  private static float[] readStart(TrainingConfig config, Configuration conf) {
-    Path file = new Path(config.x0());
-    FileSystem xfs = HadoopLocations.fileSystem(flag(X0), config.x0(), file, conf);
+  /** x₀ from the file {@code x0} of --x0: present, readable, d finite numbers (text or .npy). */
+  private static float[] readStart(TrainingConfig config, String x0, Configuration conf) {
+    int d = config.counterexample().orElseThrow().dimension();
+    Path file = new Path(x0);
+    FileSystem xfs = HadoopLocations.fileSystem(flag(X0), x0, file, conf);
     try {
       if (!xfs.getFileStatus(file).isFile()) {
-        throw new BadInputException(flag(X0) + " " + config.x0() + ": is a directory; expected a text or .npy "
-            + "file of d = " + config.counterexample().dimension() + " numbers");
+        throw new BadInputException(flag(X0) + " " + x0 + ": is a directory; expected a text or .npy "
+            + "file of d = " + d + " numbers");
       }
     } catch (FileNotFoundException missing) {
-      throw new BadInputException(flag(X0) + " " + config.x0() + ": no such file; expected a text or .npy file of d = "
-          + config.counterexample().dimension() + " numbers", missing);
+      throw new BadInputException(flag(X0) + " " + x0 + ": no such file; expected a text or .npy file of d = "
+          + d + " numbers", missing);
     } catch (IOException e) {
-      throw new BadInputException(flag(X0) + " " + config.x0() + ": cannot access it: " + e.getMessage(), e);
+      throw new BadInputException(flag(X0) + " " + x0 + ": cannot access it: " + e.getMessage(), e);
     }
     try {
-      return InitialPointFile.read(xfs, file, config.counterexample().dimension(), flag(X0));
+      return InitialPointFile.read(xfs, file, d, flag(X0));
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage(), e);
     }
@@ -348,19 +353,21 @@ public final class PreparedRun {
   TrainingProblem<?> problem(JavaSparkContext sc) {
     if (input instanceof RunInput.Generated generated) {
       if (config.isCounterexample()) {
+        CounterexampleSetting setting = config.counterexample().orElseThrow();
         return generated.start()
-            .map(start -> new CounterexampleProblem(sc, config.counterexample(), start, config.x0()))
-            .orElseGet(() -> new CounterexampleProblem(sc, config.counterexample(), config.seed()));
+            .map(start -> new CounterexampleProblem(sc, setting, start, config.x0().orElseThrow()))
+            .orElseGet(() -> new CounterexampleProblem(sc, setting, config.seed()));
       }
-      return new SyntheticGradientProblem(sc, config.syntheticGradients(), config.workers(),
-          RunPlans.uplinkK(config, config.syntheticGradients().dimension()), config.seed());
+      SyntheticGradientSetting synthetic = config.syntheticGradients().orElseThrow();
+      return new SyntheticGradientProblem(sc, synthetic, config.workers(), RunPlans.uplinkK(config,
+          synthetic.dimension()), config.seed());
     }
     if (input instanceof RunInput.ReadTable read) {
       return TableProblem.create(sc, read.table(), config.model(), config.batchSize(), config.seed(),
           InputNames.COMMAND_LINE);
     }
     if (input instanceof RunInput.Files files) {
-      return ImageProblem.readByExecutors(sc, config.dataset(), Optional.ofNullable(config.data()), files.data(),
+      return ImageProblem.readByExecutors(sc, config.dataset(), config.data(), files.data(),
           config.model(), config.workers(), config.nonIid(), config.batchSize(), config.seed());
     }
     throw new IllegalStateException("the table input is not read yet (withData)");

@@ -10,6 +10,7 @@ import static org.bitopk.job.config.TrainFlags.UPLINK_FEEDBACK;
 import static org.bitopk.job.config.TrainFlags.UP_MEMORY_RATE;
 import static org.bitopk.job.config.TrainFlags.flag;
 
+import java.util.OptionalDouble;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
 import org.bitopk.job.config.Mode;
@@ -36,8 +37,8 @@ public final class RunPlans {
     Mode mode = config.mode();
     KRounding rounding = config.kRounding();
     int upK = uplinkK(config, dimension);
-    int downK = mode != Mode.BIDIRECTIONAL ? 0 : config.kDown() != null
-        ? givenK(flag(K_DOWN), config.kDown(), dimension) : rounding.targetK(config.densityDown(), dimension);
+    int downK = mode != Mode.BIDIRECTIONAL ? 0 : config.kDown().isPresent()
+        ? givenK(flag(K_DOWN), config.kDown().getAsInt(), dimension) : rounding.targetK(config.densityDown(), dimension);
     DownlinkStrategy downlink = switch (config.downlinkScheme()) {
       case EF -> DownlinkStrategy.compressed(serverCompressor(config), downK, config.valuesDown());
       case EF21_P -> DownlinkStrategy.modelDifference(serverCompressor(config), downK);
@@ -73,7 +74,7 @@ public final class RunPlans {
   /** The uplink's k for a model of {@code dimension}: d when dense, --k-up when given, else from the density. */
   public static int uplinkK(TrainingConfig config, int dimension) {
     return config.mode() == Mode.DENSE ? dimension
-        : config.kUp() != null ? givenK(flag(K_UP), config.kUp(), dimension)
+        : config.kUp().isPresent() ? givenK(flag(K_UP), config.kUp().getAsInt(), dimension)
         : config.kRounding().targetK(config.densityUp(), dimension);
   }
 
@@ -81,10 +82,10 @@ public final class RunPlans {
    * A memory rate α as given, else the Artemis/MCM authors' 1/(2(ω + 1)) (c = 2 in {@code get_learning_rate} of
    * {@code philipco/mcm-bidirectional-compression}) for an unbiased compressor of known variance ω.
    */
-  static float memoryRate(String flag, String scheme, String compressorFlag, Double given, CompressorSpec compressor,
-      int dimension, int k) {
-    if (given != null) {
-      return (float) (double) given;
+  static float memoryRate(String flag, String scheme, String compressorFlag, OptionalDouble given,
+      CompressorSpec compressor, int dimension, int k) {
+    if (given.isPresent()) {
+      return (float) given.getAsDouble();
     }
     Double omega = omega(compressor, dimension, k);
     if (omega == null) {

@@ -9,6 +9,7 @@ import org.bitopk.compression.ValueFormat;
 import org.bitopk.datasets.LabeledImages;
 import org.bitopk.job.config.Mode;
 import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.config.TrainingConfigBuilder;
 import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.IterationRecord;
 import org.bitopk.job.engine.RunCounters;
@@ -68,7 +69,11 @@ final class BitopkSystem implements ComparedSystem {
     ComparisonSettings s = context.settings();
     double rho = variant.density(density.map(BigDecimal::doubleValue).orElse(s.density()));
     Path runDir = new Path(context.directory(), context.label());
-    TrainingConfig config = variant.configure(TrainingConfig.builder().dataset(s.dataset()).data(s.dataPath())
+    TrainingConfigBuilder settings = TrainingConfig.builder().dataset(s.dataset());
+    if (s.dataPath() != null) {
+      settings.data(s.dataPath());
+    }
+    TrainingConfig config = variant.configure(settings
         .model(Dl4jSetup.MODEL).workers(s.workers()).batchSize(s.batchSize()).learningRate(s.learningRate())
         .epochs(s.epochs()).seed(s.seed()), rho, values)
         // the job's own evaluation only after the last epoch, once this comparison's clock is read: every more

@@ -79,8 +79,10 @@ class GroupedShardsTest {
         .model(ModelArchitecture.MLP_SMALL).workers(WORKERS).uplink(CompressorSpec.parse(artemis ? "natural" : "topk"))
         .downlink(CompressorSpec.parse(artemis ? "randomk:scaled" : "topk")).densityUp(0.02).densityDown(0.01)
         .learningRate(0.05).momentum(feedback == UplinkFeedback.EF14 ? 0.9 : 0).batchSize(8).epochs(1)
-        .maxIterations(8).consistencyCheckEvery(1).seed(3).uplinkFeedback(feedback)
-        .downlinkScheme(mode == Mode.BIDIRECTIONAL ? scheme : null);
+        .maxIterations(8).consistencyCheckEvery(1).seed(3).uplinkFeedback(feedback);
+    if (mode == Mode.BIDIRECTIONAL) {
+      config.downlinkScheme(scheme);
+    }
     String name = mode + "-" + feedback + "-" + scheme;
     Outcome reference;
     try (ImageProblem problem = driverShards()) {

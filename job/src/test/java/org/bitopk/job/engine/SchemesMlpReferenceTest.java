@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalDouble;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.compression.CompressorSpec;
@@ -62,8 +63,9 @@ class SchemesMlpReferenceTest {
     TrainingConfig config = TrainingConfig.builder().dataset("synthetic").mode(Mode.BIDIRECTIONAL).workers(WORKERS)
         .uplink(CompressorSpec.parse(uplink)).downlink(CompressorSpec.parse(downlink)).densityUp(0.01)
         .densityDown(0.01).learningRate(0.05).batchSize(16).maxIterations(ROUNDS).consistencyCheckEvery(1)
-        .seed(SEED).uplinkFeedback(feedback).downlinkScheme(scheme).upMemoryRate(upRate).downMemoryRate(downRate)
-        .build();
+        .seed(SEED).uplinkFeedback(feedback).downlinkScheme(scheme)
+        .upMemoryRate(upRate == null ? OptionalDouble.empty() : OptionalDouble.of(upRate))
+        .downMemoryRate(downRate == null ? OptionalDouble.empty() : OptionalDouble.of(downRate)).build();
     List<float[]> masters = new ArrayList<>();
     float[][] model = new float[1][];
     try (ImageProblem problem = new ImageProblem(sc, "synthetic", data, ModelArchitecture.MLP_SMALL, WORKERS, false,

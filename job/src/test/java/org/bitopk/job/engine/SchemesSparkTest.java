@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalDouble;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.compression.Compressor;
 import org.bitopk.compression.CompressorSpec;
@@ -16,6 +17,7 @@ import org.bitopk.job.LocalSpark;
 import org.bitopk.job.config.DownlinkScheme;
 import org.bitopk.job.config.Mode;
 import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.config.TrainingConfigBuilder;
 import org.bitopk.job.problem.quadratic.CounterexampleProblem;
 import org.bitopk.job.run.RunPlans;
 import org.junit.jupiter.api.Test;
@@ -60,10 +62,16 @@ class SchemesSparkTest {
   private Outcome run(Mode mode, UplinkFeedback feedback, DownlinkScheme scheme, String uplink, String downlink,
       Double upRate, Double downRate, ValueFormat valuesUp, ValueFormat valuesDown, double lr, int rounds, long seed,
       ResumePoint resume, List<RunListener> extra) {
-    TrainingConfig config = TrainingConfig.builder().dataset(TrainingConfig.COUNTEREXAMPLE).mode(mode)
+    TrainingConfigBuilder settings = TrainingConfig.builder().dataset(TrainingConfig.COUNTEREXAMPLE).mode(mode)
         .uplink(CompressorSpec.parse(uplink)).downlink(CompressorSpec.parse(downlink)).densityUp(0.01)
         .densityDown(0.01).learningRate(lr).epochs(rounds).seed(seed).consistencyCheckEvery(1)
-        .uplinkFeedback(feedback).downlinkScheme(scheme).upMemoryRate(upRate).downMemoryRate(downRate)
+        .uplinkFeedback(feedback);
+    if (scheme != null) {
+      settings.downlinkScheme(scheme);
+    }
+    TrainingConfig config = settings
+        .upMemoryRate(upRate == null ? OptionalDouble.empty() : OptionalDouble.of(upRate))
+        .downMemoryRate(downRate == null ? OptionalDouble.empty() : OptionalDouble.of(downRate))
         .valuesUp(valuesUp).valuesDown(valuesDown).build();
     Outcome outcome = new Outcome();
     List<RunListener> listeners = new ArrayList<>(extra);

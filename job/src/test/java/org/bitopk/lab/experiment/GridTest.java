@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.bitopk.cli.Main;
@@ -134,13 +135,13 @@ class GridTest {
     for (GridPoint p : g.points()) {
       TrainingConfig c = config(p);
       assertTrue(c.isCounterexample(), p.name());
-      assertEquals(100, c.counterexample().dimension());
+      assertEquals(100, c.counterexample().orElseThrow().dimension());
       assertEquals(0.01, c.learningRate());
       assertEquals(1000, c.epochs());
       assertEquals(3, c.workers());
-      assertEquals(c.mode() == Mode.DENSE ? null : Integer.valueOf(1), c.kUp(), p.name());
-      assertEquals(c.mode() == Mode.BIDIRECTIONAL ? Integer.valueOf(1) : null, c.kDown(), p.name());
-      seen.add(java.util.Arrays.toString(c.counterexample().centres()) + " " + c.mode().cliName());
+      assertEquals(c.mode() == Mode.DENSE ? OptionalInt.empty() : OptionalInt.of(1), c.kUp(), p.name());
+      assertEquals(c.mode() == Mode.BIDIRECTIONAL ? OptionalInt.of(1) : OptionalInt.empty(), c.kDown(), p.name());
+      seen.add(java.util.Arrays.toString(c.counterexample().orElseThrow().centres()) + " " + c.mode().cliName());
     }
     assertEquals(List.of("[1.0, 5.0, 10.0] unidirectional", "[1.0, 5.0, 10.0] bidirectional",
         "[1.0, 5.0, 10.0] dense", "[-5.0, -5.0, 10.0] unidirectional", "[-5.0, -5.0, 10.0] bidirectional"), seen);
