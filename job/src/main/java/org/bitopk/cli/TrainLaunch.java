@@ -39,7 +39,7 @@ import picocli.CommandLine;
  */
 final class TrainLaunch {
   /** The command's logger: the driver log names the command, not this class. */
-  private static final Logger LOG = LoggerFactory.getLogger(TrainCommand.class);
+  private static final Logger LOG = LoggerFactory.getLogger("org.bitopk.cli.TrainCommand");
   private static final DateTimeFormatter LOG_STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
@@ -76,7 +76,8 @@ final class TrainLaunch {
 
   /** The run, step by step; its exit code. */
   int run() throws IOException {
-    Optional<SparkConf> sparkConf = provided.isEmpty() ? Optional.of(SparkSetup.conf(cfg.master().orElse(null))) : Optional.empty();
+    Optional<SparkConf> sparkConf = provided.isEmpty() ? Optional.of(SparkSetup.conf(cfg.master().orElse(null)))
+        : Optional.empty();
     Configuration hadoop = provided.isPresent() ? provided.get().hadoopConfiguration()
         : SparkSetup.hadoopConfiguration(sparkConf.orElseThrow());
     PreparedRun checked = checkBeforeSpark(sparkConf, hadoop);
