@@ -3,6 +3,7 @@ package org.bitopk.job.output;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import org.apache.hadoop.fs.FSError;
 import org.apache.hadoop.fs.FileStatus;
@@ -56,6 +57,11 @@ public final class AtomicFiles {
         deleteQuietly(fs, temporary);
       }
     }
+  }
+
+  /** Writes the text file {@code file} atomically in UTF-8, replacing an earlier version. */
+  public static void writeText(FileSystem fs, Path file, String text) throws IOException {
+    write(fs, file, out -> out.write(text.getBytes(StandardCharsets.UTF_8)));
   }
 
   /** A fresh temporary name in {@code target}'s directory. */

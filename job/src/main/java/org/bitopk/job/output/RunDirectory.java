@@ -207,7 +207,7 @@ public final class RunDirectory implements RunListener, AutoCloseable {
 
   /** Writes a text file atomically. */
   public void writeText(String name, String text) throws IOException {
-    AtomicFiles.write(fs, new Path(path, name), out -> out.write(text.getBytes(StandardCharsets.UTF_8)));
+    AtomicFiles.writeText(fs, new Path(path, name), text);
   }
 
   /** Writes the empty {@code _SUCCESS} marker: call last, once every other file is complete. */

@@ -75,7 +75,7 @@ final class DdpProblem {
     }
     writeFloats(fs, new Path(dir, "test.f32"), data.test().features());
     writeInts(fs, new Path(dir, "test-labels.i32"), data.test().labels());
-    AtomicFiles.write(fs, descriptionFile, out -> out.write(description.getBytes(StandardCharsets.UTF_8)));
+    AtomicFiles.writeText(fs, descriptionFile, description);
   }
 
   /** A little-endian float32 file, e.g. the parameters the peer wrote at an evaluation. */

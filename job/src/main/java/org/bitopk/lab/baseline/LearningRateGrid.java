@@ -13,6 +13,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.datasets.TrainTest;
+import org.bitopk.job.output.AtomicFiles;
 
 /**
  * {@code time-to-accuracy --lr-grid} and {@code --lr-choice}: every system trained at every rate of the grid, counted
@@ -98,7 +99,7 @@ final class LearningRateGrid {
         if (fs.exists(runDir)) {
           fs.delete(runDir, true);
         }
-        TimeToAccuracyCommand.write(fs, new Path(gridDir, "trace-" + label + ".csv"),
+        AtomicFiles.writeText(fs, new Path(gridDir, "trace-" + label + ".csv"),
             ComparisonTable.traceCsv(result.labelled(label, "")));
         LearningRateChoice.Point point = LearningRateChoice.point(lr, result.trace(), settings.target());
         points.add(point);
@@ -108,7 +109,7 @@ final class LearningRateGrid {
       }
       choice.add(system.name(), points);
       // the choice so far after every system, as the table is: the systems finished count even if the rest do not
-      TimeToAccuracyCommand.write(fs, new Path(dir, LearningRateChoice.FILE), choice.build().toJson());
+      AtomicFiles.writeText(fs, new Path(dir, LearningRateChoice.FILE), choice.build().toJson());
     }
     return choice.build();
   }

@@ -2,7 +2,6 @@ package org.bitopk.lab.baseline;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -263,16 +262,16 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       if (lrGrid != null) {
         LearningRateChoice grid = new LearningRateGrid(lrGrid, gridRounds).run(sc, settings, chosen, loaded, dir, fs,
             console);
-        write(fs, new Path(dir, LearningRateChoice.FILE), grid.toJson());
+        AtomicFiles.writeText(fs, new Path(dir, LearningRateChoice.FILE), grid.toJson());
         environment.finishInto(fs, dir);
-        write(fs, new Path(dir, SUCCESS), "");
+        AtomicFiles.writeText(fs, new Path(dir, SUCCESS), "");
         console.println("bitopk: learning rates of " + chosen.size() + " systems chosen; in " + dir + "/"
             + LearningRateChoice.FILE);
         console.flush();
         return 0;
       }
       if (choice != null) {
-        write(fs, new Path(dir, LearningRateChoice.FILE), choice.toJson());
+        AtomicFiles.writeText(fs, new Path(dir, LearningRateChoice.FILE), choice.toJson());
       }
       List<SystemResult> results = new ArrayList<>();
       StringBuilder linksCsv = new StringBuilder("rate,probe_mbit_per_second,executors,task_slots,lab\n");
@@ -294,7 +293,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
           linksCsv.append(ComparisonTable.row(List.of(rate, ComparisonTable.number(measured),
               Integer.toString(sc.sc().statusTracker().getExecutorInfos().length - 1),
               Integer.toString(sc.defaultParallelism()), links.settings()))).append('\n');
-          write(fs, new Path(dir, LabLinks.FILE), linksCsv.toString());
+          AtomicFiles.writeText(fs, new Path(dir, LabLinks.FILE), linksCsv.toString());
           linkNote = String.format(Locale.ROOT, "links %s (a timed transfer: %.1f Mbit/s); ", rate, measured);
         }
         for (ComparedSystem system : chosen) {
@@ -340,20 +339,22 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
           atRate.add(result);
           console.println(prefix + describe(result, settings.target()));
           console.flush();
-          write(fs, new Path(dir, "trace-" + result.system() + ".csv"), ComparisonTable.traceCsv(result));
+          AtomicFiles.writeText(fs, new Path(dir, "trace-" + result.system() + ".csv"),
+              ComparisonTable.traceCsv(result));
           // the table so far after every system: a process killed later (the kernel's OOM killer) still leaves it
-          write(fs, new Path(dir, ComparisonTable.FILE), ComparisonTable.csv(results, settings.target()));
+          AtomicFiles.writeText(fs, new Path(dir, ComparisonTable.FILE),
+              ComparisonTable.csv(results, settings.target()));
         }
         if (links != null) {
           ComparisonChart.write(fs, new Path(dir, "time-to-accuracy" + suffix + ".png"), atRate, settings,
               "bitopk: time to accuracy, links " + rate);
         }
       }
-      write(fs, new Path(dir, ComparisonTable.FILE), ComparisonTable.csv(results, settings.target()));
+      AtomicFiles.writeText(fs, new Path(dir, ComparisonTable.FILE), ComparisonTable.csv(results, settings.target()));
       ComparisonChart.write(fs, new Path(dir, ComparisonChart.FILE), results, settings,
           "bitopk: time to accuracy against DL4J");
       environment.finishInto(fs, dir);
-      write(fs, new Path(dir, SUCCESS), "");
+      AtomicFiles.writeText(fs, new Path(dir, SUCCESS), "");
       console.println("bitopk: " + results.size() + " systems compared; table in " + dir + "/" + ComparisonTable.FILE);
       console.flush();
       return 0;
@@ -460,10 +461,6 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
           .collect(java.util.stream.Collectors.joining(","))));
     }
     return words;
-  }
-
-  static void write(FileSystem fs, Path file, String text) throws IOException {
-    AtomicFiles.write(fs, file, stream -> stream.write(text.getBytes(StandardCharsets.UTF_8)));
   }
 
   private CommandLine.ParameterException usage(String message) {
