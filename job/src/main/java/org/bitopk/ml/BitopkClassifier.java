@@ -37,6 +37,7 @@ import org.bitopk.job.engine.DriverState;
 import org.bitopk.job.engine.RunListener;
 import org.bitopk.job.engine.RunSummary;
 import org.bitopk.job.problem.network.ModelArchitecture;
+import org.bitopk.job.problem.network.ModelChoice;
 import org.bitopk.job.problem.network.ModelSpec;
 import org.bitopk.job.run.PreparedRun;
 import org.bitopk.job.run.TrainingRun;
@@ -354,7 +355,7 @@ public final class BitopkClassifier extends Estimator<BitopkClassificationModel>
 
   private ModelSpec model(JavaSparkContext sc) {
     try {
-      return ModelSpec.parse(getModel(), sc.hadoopConfiguration());
+      return ModelChoice.parse(getModel(), sc.hadoopConfiguration());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("model: " + e.getMessage().replaceFirst("^--model:? ?", ""), e);
     }

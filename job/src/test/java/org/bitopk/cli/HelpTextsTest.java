@@ -9,6 +9,7 @@ import java.io.StringWriter;
 import org.bitopk.job.config.TrainingConfig;
 import org.bitopk.job.problem.network.DatasetChoice;
 import org.bitopk.job.problem.network.ModelArchitecture;
+import org.bitopk.job.problem.network.ModelChoice;
 import org.junit.jupiter.api.Test;
 
 /** Data sets, models and compressors are listed once, in their registries; --help and validation follow them. */
@@ -43,9 +44,9 @@ class HelpTextsTest {
     assertEquals(DatasetChoice.SYNTHETIC, DatasetChoice.parse("synthetic:n=100,shape=1x8x8"));
     assertEquals(DatasetChoice.COUNTEREXAMPLE, DatasetChoice.parse("counterexample:d=4,centres=1;2"));
     assertEquals(DatasetChoice.SYNTHETIC_GRADIENTS, DatasetChoice.parse("synthetic-gradients:d=40,overlap=0.5"));
-    assertEquals(ModelArchitecture.MLP_SMALL, ModelArchitecture.defaultFor("mnist"));
-    assertEquals(ModelArchitecture.MLP, ModelArchitecture.defaultFor("fashion-mnist"));
-    assertEquals(ModelArchitecture.VGG19_BN, ModelArchitecture.defaultFor("cifar10"));
+    assertEquals(ModelArchitecture.MLP_SMALL, ModelChoice.defaultFor("mnist"));
+    assertEquals(ModelArchitecture.MLP, ModelChoice.defaultFor("fashion-mnist"));
+    assertEquals(ModelArchitecture.VGG19_BN, ModelChoice.defaultFor("cifar10"));
     for (DatasetChoice d : DatasetChoice.values()) {
       assertEquals(d == DatasetChoice.CIFAR10, d.augments(), d.cliName());
     }

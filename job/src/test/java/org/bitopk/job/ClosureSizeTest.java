@@ -26,6 +26,7 @@ import org.bitopk.job.engine.UplinkSettings;
 import org.bitopk.job.engine.WorkerTask;
 import org.bitopk.job.problem.network.ImageProblem;
 import org.bitopk.job.problem.network.ModelArchitecture;
+import org.bitopk.job.problem.network.ModelChoice;
 import org.bitopk.job.problem.network.ModelSpec;
 import org.bitopk.job.problem.network.NetworkObjectiveFactory;
 import org.junit.jupiter.api.Test;
@@ -52,7 +53,7 @@ class ClosureSizeTest {
   @Test
   void taskFunctionWithAModelOfOnesOwnStaysSmall(@TempDir Path tmp) throws IOException {
     Path file = Files.writeString(tmp.resolve("vgg.json"), ModelArchitecture.VGG19_BN.build(1, 3, 32, 32, 10).toJson());
-    ModelSpec own = ModelSpec.parse(file.toString(), new Configuration());
+    ModelSpec own = ModelChoice.parse(file.toString(), new Configuration());
     NetworkObjectiveFactory factory = new NetworkObjectiveFactory(own, 3, 32, 32, 10, 2, 1, false);
     JavaSparkContext sc = SPARK.context();
     List<Broadcast<byte[]>> window = List.of(sc.broadcast(new byte[10]));

@@ -5,6 +5,7 @@ import static org.bitopk.job.config.TrainSettings.*;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
+import org.bitopk.job.problem.network.ModelChoice;
 import org.bitopk.job.problem.network.ModelSpec;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -46,7 +47,7 @@ public class TrainOptions {
     // each setter refuses its own value; they are called in one fixed order, so of two bad values the same is named
     TrainingConfigBuilder b = TrainingConfig.builder().dataset(DATASET.orDefault(given(DATASET)));
     tableInput.ifPresentOrElse(b::table, () -> given(DATA).ifPresent(b::data));
-    given(MODEL).ifPresent(model -> b.model(ModelSpec.parse(model, hadoop)));
+    given(MODEL).ifPresent(model -> b.model(ModelChoice.parse(model, hadoop)));
     b.mode(value(MODE)).tasks(value(TASKS)).uplink(value(UPLINK)).downlink(value(DOWNLINK))
         .densityUp(value(DENSITY_UP)).densityDown(value(DENSITY_DOWN));
     given(K_UP).ifPresent(b::kUp);

@@ -9,6 +9,7 @@ import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
 import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.problem.network.ModelArchitecture;
+import org.bitopk.job.problem.network.ModelChoice;
 import org.bitopk.job.problem.network.ModelSpec;
 import org.bitopk.job.problem.quadratic.CounterexampleSetting;
 import org.bitopk.job.problem.synthetic.SyntheticGradientSetting;
@@ -70,7 +71,7 @@ public final class TrainingConfig {
     this.master = b.master;
     this.dataset = b.dataset;
     this.data = b.data;
-    this.model = b.model != null ? b.model : ModelArchitecture.defaultFor(b.dataset);
+    this.model = b.model != null ? b.model : ModelChoice.defaultFor(b.dataset);
     this.mode = b.mode;
     this.counterexample = CounterexampleSetting.names(b.dataset) ? CounterexampleSetting.parse(b.dataset) : null;
     this.syntheticGradients = SyntheticGradientSetting.names(b.dataset) ? SyntheticGradientSetting.parse(b.dataset)

@@ -2,7 +2,6 @@ package org.bitopk.job.problem.network;
 
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.Optional;
 import org.bitopk.job.problem.ObjectiveFactory;
 import org.deeplearning4j.nn.conf.ConvolutionMode;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
@@ -17,7 +16,6 @@ import org.deeplearning4j.nn.conf.layers.DropoutLayer;
 import org.deeplearning4j.nn.conf.layers.OutputLayer;
 import org.deeplearning4j.nn.conf.layers.SubsamplingLayer;
 import org.deeplearning4j.nn.weights.WeightInit;
-import org.jspecify.annotations.Nullable;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.learning.config.IUpdater;
@@ -176,11 +174,6 @@ public enum ModelArchitecture implements ModelSpec {
         }
       }
     }
-  }
-
-  /** The architecture a dataset's paper setup uses when --model is not given. */
-  public static ModelArchitecture defaultFor(@Nullable String dataset) {
-    return Optional.ofNullable(dataset).flatMap(d -> DatasetChoice.parse(d).defaultModel()).orElse(MLP);
   }
 
   /** Parses a CLI name; IllegalArgumentException naming the text and the choices. */

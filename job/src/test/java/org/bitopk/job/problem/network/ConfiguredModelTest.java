@@ -48,7 +48,7 @@ class ConfiguredModelTest {
 
   @Test
   void handWrittenJsonOfTheThesisMlpEqualsTheBuiltInMlp() {
-    ModelSpec own = ModelSpec.parse(MODELS.resolve("mlp.json").toString(), HADOOP);
+    ModelSpec own = ModelChoice.parse(MODELS.resolve("mlp.json").toString(), HADOOP);
     assertInstanceOf(ConfiguredModel.class, own);
     assertEquals("mlp.json", own.displayName());
     assertSameNetwork(ModelArchitecture.MLP, own, 16);
@@ -65,8 +65,8 @@ class ConfiguredModelTest {
         .layer(new OutputLayer.Builder(LossFunction.MCXENT).nOut(10).activation(Activation.SOFTMAX)
             .weightInit(WeightInit.XAVIER_UNIFORM).build())
         .setInputType(InputType.feedForward(784)).build().toJson());
-    ModelSpec h5 = ModelSpec.parse(MODELS.resolve("keras/mlp-small-keras2.h5").toString(), HADOOP);
-    ModelSpec json = ModelSpec.parse(MODELS.resolve("keras/mlp-small-keras2.json").toString(), HADOOP);
+    ModelSpec h5 = ModelChoice.parse(MODELS.resolve("keras/mlp-small-keras2.h5").toString(), HADOOP);
+    ModelSpec json = ModelChoice.parse(MODELS.resolve("keras/mlp-small-keras2.json").toString(), HADOOP);
     assertSameNetwork(code, h5, 8);
     assertSameNetwork(code, json, 8);
     assertEquals(ModelArchitecture.MLP_SMALL.referenceTrainableParameters(),
@@ -76,10 +76,10 @@ class ConfiguredModelTest {
   @Test
   void theRecordedValueRebuildsTheSameNetworkWithoutTheFile() throws IOException {
     Path copy = Files.copy(MODELS.resolve("mlp.json"), tmp.resolve("copy-of-mlp.json"));
-    ModelSpec own = ModelSpec.parse(copy.toString(), HADOOP);
+    ModelSpec own = ModelChoice.parse(copy.toString(), HADOOP);
     String recorded = own.flagValue().toString();
     Files.delete(copy);
-    ModelSpec again = ModelSpec.parse(recorded, HADOOP);
+    ModelSpec again = ModelChoice.parse(recorded, HADOOP);
     assertEquals("copy-of-mlp.json", again.displayName());
     assertEquals(recorded, again.flagValue().toString());
     assertSameNetwork(own, again, 4);
@@ -87,7 +87,7 @@ class ConfiguredModelTest {
 
   @Test
   void travelsCompressed() throws IOException {
-    ModelSpec vgg = ModelSpec.parse(write("vgg.json", ModelArchitecture.VGG19_BN.build(1, 3, 32, 32, 10).toJson()),
+    ModelSpec vgg = ModelChoice.parse(write("vgg.json", ModelArchitecture.VGG19_BN.build(1, 3, 32, 32, 10).toJson()),
         HADOOP);
     int json = ((ConfiguredModel) vgg).configurationJson().length();
     int serialized = javaSerializedSize(vgg);
@@ -154,7 +154,7 @@ class ConfiguredModelTest {
   @MethodSource("badFiles")
   void everyBadFileGetsOneLineNamingIt(String name, String file, String expected) {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
-      ModelSpec spec = ModelSpec.parse(file, HADOOP);
+      ModelSpec spec = ModelChoice.parse(file, HADOOP);
       new NetworkObjectiveFactory(spec, 1, 28, 28, 10, 4, 1, false);
     });
     String message = e.getMessage();
@@ -167,7 +167,8 @@ class ConfiguredModelTest {
 
   @Test
   void unknownNamesListTheChoices() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ModelSpec.parse("resnet", HADOOP));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ModelChoice.parse("resnet", HADOOP));
     assertEquals("--model: unknown model 'resnet': expected one of " + ModelArchitecture.cliNames()
         + ", or a DL4J configuration file (.json) or Keras file (.h5)", e.getMessage());
   }
