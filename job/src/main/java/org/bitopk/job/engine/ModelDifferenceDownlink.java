@@ -6,7 +6,7 @@ import org.bitopk.compression.ErrorFeedback;
 
 /**
  * EF21-P (Gruntkowska, Tyurin, Richtárik, ICML 2023), kept as the difference r = x − w between the server's exact
- * model and the workers' (see {@link DownlinkStrategy#modelDifference}):
+ * model and the workers' (see {@link DownlinkStrategies#modelDifference}):
  *
  * <pre>
  *   c = r + (−1)·a          (= x' − w)

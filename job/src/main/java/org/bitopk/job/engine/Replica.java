@@ -36,12 +36,18 @@ final class Replica<S> {
     }
   }
 
+  /** Where a replica that catches up finds the window's updates decoded: the executor's {@link RunState}. */
+  interface DecodedUpdates {
+    /** The update of round {@code iteration} of {@code view}'s window. */
+    SparseVector decodedUpdate(int iteration, DownlinkView view);
+  }
+
   /**
    * Brings the parameters to x_t: a new replica of a run that started at x_0 builds x_0 itself and keeps it when
    * its checksum is the driver's; then the window of updates, or the dense snapshot when the replica is too far
    * behind (or new, and without a usable x_0 of its own).
    */
-  CatchUp catchUp(DownlinkView view, RunState run, FaultInjector faults) {
+  CatchUp catchUp(DownlinkView view, DecodedUpdates run, FaultInjector faults) {
     int t = view.iteration();
     if (iteration == t) {
       return new CatchUp(0, false);

@@ -10,7 +10,7 @@ import org.bitopk.compression.SparseVector;
 import org.bitopk.job.problem.ObjectiveFactory;
 
 /** Everything one run keeps on one executor JVM: worker states, a pool of replicas, decoded updates. */
-final class RunState {
+final class RunState implements Replica.DecodedUpdates {
   private final Map<Integer, WorkerState> workers = new ConcurrentHashMap<>();
   private final Map<Integer, Object> locks = new ConcurrentHashMap<>();
   private final ArrayDeque<Replica<?>> free = new ArrayDeque<>();
@@ -86,7 +86,8 @@ final class RunState {
   }
 
   /** Decodes each update once per executor; keeps only updates that are still in some window. */
-  SparseVector decodedUpdate(int iteration, DownlinkView view) {
+  @Override
+  public SparseVector decodedUpdate(int iteration, DownlinkView view) {
     return decoded.computeIfAbsent(iteration, s -> SparseCodec.decode(view.encodedUpdate(s)));
   }
 

@@ -37,7 +37,7 @@ public final class ServerAggregator {
   private final SparseSum uplinks;
 
   /**
-   * @param uplink what the server keeps of the workers' uplinks ({@link ServerUplinkMemory#fresh} or resumed)
+   * @param uplink what the server keeps of the workers' uplinks (fresh or resumed)
    * @param downlink the downlink strategy's server side ({@link DownlinkStrategy#open} or resumed)
    * @param aggregationThreads threads that decode and sum the uplinks ({@link AggregationThreads}), at least 1
    */

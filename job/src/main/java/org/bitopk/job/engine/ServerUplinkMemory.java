@@ -35,18 +35,4 @@ interface ServerUplinkMemory {
       return null;
     }
   };
-
-  /** The server's uplink memory at the start of a run. */
-  static ServerUplinkMemory fresh(UplinkSettings uplink, int dimension) {
-    return uplink.feedback().keepsGradientEstimate() ? ServerGradientEstimate.fresh(uplink, dimension) : NONE;
-  }
-
-  /**
-   * The server's uplink memory continuing a checkpointed run.
-   *
-   * @param estimate the checkpoint's g (EF21, Artemis), not kept; ignored by the other feedbacks
-   */
-  static ServerUplinkMemory resume(UplinkSettings uplink, float @Nullable [] estimate) {
-    return uplink.feedback().keepsGradientEstimate() ? ServerGradientEstimate.resume(uplink, estimate) : NONE;
-  }
 }

@@ -12,6 +12,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.problem.Evaluation;
 import org.bitopk.job.problem.ObjectiveFactory;
 import org.bitopk.job.problem.TrainingProblem;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The driver loop (the parameter server). Each round t ({@link #round}): one Spark job over the S worker groups
@@ -177,6 +178,22 @@ public final class Trainer<S> {
     }
   }
 
+  /** The server's uplink memory at the start of a run. */
+  private static ServerUplinkMemory freshServerMemory(UplinkSettings uplink, int dimension) {
+    return uplink.feedback().keepsGradientEstimate() ? ServerGradientEstimate.fresh(uplink, dimension)
+        : ServerUplinkMemory.NONE;
+  }
+
+  /**
+   * The server's uplink memory continuing a checkpointed run.
+   *
+   * @param estimate the checkpoint's g (EF21, Artemis), not kept; ignored by the other feedbacks
+   */
+  private static ServerUplinkMemory resumedServerMemory(UplinkSettings uplink, float @Nullable [] estimate) {
+    return uplink.feedback().keepsGradientEstimate() ? ServerGradientEstimate.resume(uplink, estimate)
+        : ServerUplinkMemory.NONE;
+  }
+
   /** Sets the driver state to x_0 or to the resume point; returns the first round. */
   private int start(int dimension) {
     int workers = plan.workers();
@@ -187,7 +204,7 @@ public final class Trainer<S> {
     if (resume == null) {
       master = problem.initialParameters();
       server = new ServerAggregator(dimension, workers, factory.statisticsIndices(),
-          ServerUplinkMemory.fresh(plan.uplink(), dimension),
+          freshServerMemory(plan.uplink(), dimension),
           plan.downlink().open(dimension, RandomStreams.server(plan.seed())), threads);
       iteration = 0;
     } else {
@@ -205,7 +222,7 @@ public final class Trainer<S> {
       }
       master = resume.master().clone();
       server = new ServerAggregator(dimension, workers, factory.statisticsIndices(),
-          ServerUplinkMemory.resume(plan.uplink(), resume.serverEstimate()),
+          resumedServerMemory(plan.uplink(), resume.serverEstimate()),
           plan.downlink().resume(dimension, RandomStreams.server(plan.seed()), resume.serverResidual(),
               resume.serverCompressorState()), threads);
       iteration = resume.iteration();

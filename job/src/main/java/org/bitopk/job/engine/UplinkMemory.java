@@ -33,36 +33,6 @@ interface UplinkMemory {
   /** A copy of the memory vector (e_i, g_i, or zeros when nothing is kept). */
   float[] memory();
 
-  /** The memory of a fresh worker: zero residual, or a gradient estimate not yet set. */
-  static UplinkMemory fresh(UplinkSettings uplink, int dimension) {
-    switch (uplink.feedback()) {
-      case EF14:
-        return new Residual(ErrorFeedback.enabled(dimension), uplink.values());
-      case NONE:
-        return new Residual(ErrorFeedback.disabled(dimension), uplink.values());
-      case EF21:
-      case ARTEMIS:
-        return GradientEstimate.fresh(dimension, uplink.memoryRate());
-      default:
-        throw new IllegalArgumentException("unknown uplink feedback " + uplink.feedback());
-    }
-  }
-
-  /** The memory of a worker restored from a checkpoint's memory vector (ignored without feedback: none is kept). */
-  static UplinkMemory restore(UplinkSettings uplink, int dimension, float[] saved) {
-    switch (uplink.feedback()) {
-      case EF14:
-        return new Residual(ErrorFeedback.restore(saved), uplink.values());
-      case NONE:
-        return fresh(uplink, dimension);
-      case EF21:
-      case ARTEMIS:
-        return GradientEstimate.restore(saved, uplink.memoryRate());
-      default:
-        throw new IllegalArgumentException("unknown uplink feedback " + uplink.feedback());
-    }
-  }
-
   /** EF14 (or plain compression): {@link ErrorFeedback}, c_i = e_i + lr·input. */
   final class Residual implements UplinkMemory {
     private final ErrorFeedback feedback;

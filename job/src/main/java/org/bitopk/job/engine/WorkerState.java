@@ -1,6 +1,7 @@
 package org.bitopk.job.engine;
 
 import org.bitopk.compression.Compressor;
+import org.bitopk.compression.ErrorFeedback;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,7 +47,7 @@ final class WorkerState {
   /** A worker's state before round {@code firstRound}: zero residual, zero momentum, compressor from its seed. */
   static WorkerState fresh(UplinkSettings uplink, int workerId, int dimension, int firstRound) {
     return new WorkerState(
-        UplinkMemory.fresh(uplink, dimension),
+        freshMemory(uplink, dimension),
         compressor(uplink, workerId),
         uplink.momentum() > 0f ? new float[dimension] : null, firstRound - 1);
   }
@@ -57,8 +58,8 @@ final class WorkerState {
    * seed.
    */
   static WorkerState restored(UplinkSettings uplink, int dimension, int firstRound, WorkerMemory saved) {
-    UplinkMemory memory = saved.residual() != null ? UplinkMemory.restore(uplink, dimension, saved.residual())
-        : UplinkMemory.fresh(uplink, dimension);
+    UplinkMemory memory = saved.residual() != null ? restoredMemory(uplink, dimension, saved.residual())
+        : freshMemory(uplink, dimension);
     float[] velocity = saved.velocity();
     float[] v = uplink.momentum() > 0f ? (velocity != null ? velocity.clone() : new float[dimension]) : null;
     Compressor compressor = compressor(uplink, saved.worker());
@@ -66,6 +67,36 @@ final class WorkerState {
       compressor.restoreState(saved.compressorState());
     }
     return new WorkerState(memory, compressor, v, firstRound - 1);
+  }
+
+  /** The memory of a fresh worker: zero residual, or a gradient estimate not yet set. */
+  private static UplinkMemory freshMemory(UplinkSettings uplink, int dimension) {
+    switch (uplink.feedback()) {
+      case EF14:
+        return new UplinkMemory.Residual(ErrorFeedback.enabled(dimension), uplink.values());
+      case NONE:
+        return new UplinkMemory.Residual(ErrorFeedback.disabled(dimension), uplink.values());
+      case EF21:
+      case ARTEMIS:
+        return GradientEstimate.fresh(dimension, uplink.memoryRate());
+      default:
+        throw new IllegalArgumentException("unknown uplink feedback " + uplink.feedback());
+    }
+  }
+
+  /** The memory of a worker restored from a checkpoint's memory vector (ignored without feedback: none is kept). */
+  private static UplinkMemory restoredMemory(UplinkSettings uplink, int dimension, float[] saved) {
+    switch (uplink.feedback()) {
+      case EF14:
+        return new UplinkMemory.Residual(ErrorFeedback.restore(saved), uplink.values());
+      case NONE:
+        return freshMemory(uplink, dimension);
+      case EF21:
+      case ARTEMIS:
+        return GradientEstimate.restore(saved, uplink.memoryRate());
+      default:
+        throw new IllegalArgumentException("unknown uplink feedback " + uplink.feedback());
+    }
   }
 
   private static Compressor compressor(UplinkSettings uplink, int workerId) {

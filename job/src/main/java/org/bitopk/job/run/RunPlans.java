@@ -15,6 +15,7 @@ import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.KRounding;
 import org.bitopk.job.config.Mode;
 import org.bitopk.job.config.TrainingConfig;
+import org.bitopk.job.engine.DownlinkStrategies;
 import org.bitopk.job.engine.DownlinkStrategy;
 import org.bitopk.job.engine.EvaluationCadence;
 import org.bitopk.job.engine.RunPlan;
@@ -38,12 +39,13 @@ public final class RunPlans {
     KRounding rounding = config.kRounding();
     int upK = uplinkK(config, dimension);
     int downK = mode != Mode.BIDIRECTIONAL ? 0 : config.kDown().isPresent()
-        ? givenK(flag(K_DOWN), config.kDown().getAsInt(), dimension) : rounding.targetK(config.densityDown(), dimension);
+        ? givenK(flag(K_DOWN), config.kDown().getAsInt(), dimension)
+        : rounding.targetK(config.densityDown(), dimension);
     DownlinkStrategy downlink = switch (config.downlinkScheme()) {
-      case EF -> DownlinkStrategy.compressed(serverCompressor(config), downK, config.valuesDown());
-      case EF21_P -> DownlinkStrategy.modelDifference(serverCompressor(config), downK);
-      case AVERAGE -> DownlinkStrategy.average();
-      case MCM -> DownlinkStrategy.preservedCentralModel(serverCompressor(config), downK,
+      case EF -> DownlinkStrategies.compressed(serverCompressor(config), downK, config.valuesDown());
+      case EF21_P -> DownlinkStrategies.modelDifference(serverCompressor(config), downK);
+      case AVERAGE -> DownlinkStrategies.average();
+      case MCM -> DownlinkStrategies.preservedCentralModel(serverCompressor(config), downK,
           memoryRate(flag(DOWN_MEMORY_RATE), flag(DOWNLINK_SCHEME) + " mcm", flag(DOWNLINK), config.downMemoryRate(),
               serverCompressor(config), dimension, downK));
     };

@@ -58,7 +58,7 @@ final class DriverRound implements AutoCloseable {
       uplinks.add(reports);
     }
     ServerAggregator server = new ServerAggregator(d, workers, new int[0], ServerUplinkMemory.NONE,
-        DownlinkStrategy.compressed(CompressorSpec.parse("topk"), k).open(d, RandomStreams.server(seed)),
+        DownlinkStrategies.compressed(CompressorSpec.parse("topk"), k).open(d, RandomStreams.server(seed)),
         aggregationThreads);
     DownlinkWindow window = new DownlinkWindow(sc, WINDOW, WINDOW);
     float[] master = new float[d];

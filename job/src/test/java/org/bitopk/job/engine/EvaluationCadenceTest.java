@@ -57,6 +57,6 @@ class EvaluationCadenceTest {
   private static RunPlan plan(long total, int perEpoch, int between) {
     return RunPlan.builder().mode("bidirectional").workers(1).tasks(1).rounds(total, perEpoch)
         .uplink(new UplinkSettings(org.bitopk.compression.CompressorSpec.parse("topk"), 1, true, 0f, 1))
-        .downlink(DownlinkStrategy.average()).learningRate(0.1, 1).roundsBetweenEvaluations(between).build();
+        .downlink(DownlinkStrategies.average()).learningRate(0.1, 1).roundsBetweenEvaluations(between).build();
   }
 }

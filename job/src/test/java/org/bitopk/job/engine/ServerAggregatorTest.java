@@ -61,7 +61,7 @@ class ServerAggregatorTest {
   void unidirectionalBroadcastsTheExactAverageOverTheUnionOfSupports(int workers, int dimension, int k) {
     List<SparseVector> ups = uplinks(workers, dimension, k, dimension);
     ServerAggregator server = new ServerAggregator(dimension, workers, new int[0], ServerUplinkMemory.NONE,
-        DownlinkStrategy.average().open(dimension, 1), 1);
+        DownlinkStrategies.average().open(dimension, 1), 1);
     ServerAggregator.Round round = server.aggregate(reports(ups, null));
     TreeSet<Integer> union = new TreeSet<>();
     ups.forEach(u -> IntStream.of(u.indices()).forEach(union::add));
@@ -80,7 +80,7 @@ class ServerAggregatorTest {
   void bidirectionalSendsTheTopKOfAveragePlusServerResidualAndKeepsTheRest(int workers, int dimension, int k,
       int downK) {
     ServerAggregator server = new ServerAggregator(dimension, workers, new int[0], ServerUplinkMemory.NONE,
-        DownlinkStrategy.compressed(CompressorSpec.parse("topk"), downK).open(dimension, 1), 2);
+        DownlinkStrategies.compressed(CompressorSpec.parse("topk"), downK).open(dimension, 1), 2);
     double[] residual = new double[dimension];
     for (int round = 0; round < 3; round++) {
       List<SparseVector> ups = uplinks(workers, dimension, k, 31L * round + dimension);
@@ -133,7 +133,7 @@ class ServerAggregatorTest {
       stats[w] = new float[] {w, 2f * w, -4f};
     }
     ServerAggregator server = new ServerAggregator(dimension, workers, statistics, ServerUplinkMemory.NONE,
-        (bidirectional ? DownlinkStrategy.compressed(CompressorSpec.parse("topk"), 2) : DownlinkStrategy.average())
+        (bidirectional ? DownlinkStrategies.compressed(CompressorSpec.parse("topk"), 2) : DownlinkStrategies.average())
             .open(dimension, 1), 3);
     ServerAggregator.Round r = server.aggregate(reports(ups, stats));
     float[] dense = r.update().toDense();
