@@ -44,8 +44,8 @@ final class DocumentUpdate {
       throw new IllegalArgumentException(NOT_OWN);
     }
     oldCommand.find();
-    Map<String, String> oldSections = sections(old);
-    Map<String, String> freshSections = sections(fresh);
+    Map<String, String> oldSections = SectionLayout.sections(old);
+    Map<String, String> freshSections = SectionLayout.sections(fresh);
     String command = mergedCommand(oldCommand.group(1), freshCommand,
         superseded(experiments(options(oldCommand.group(1))), oldSections, freshSections));
     Map<String, String> merged = new LinkedHashMap<>(oldSections);
@@ -53,7 +53,7 @@ final class DocumentUpdate {
     merged.remove(NOT_REPRODUCED);
     List<String> headings = new ArrayList<>(merged.keySet());
     headings.sort((a, b) -> Integer.compare(rank(a), rank(b)));
-    String header = fresh.substring(0, firstSection(fresh)).replace(freshCommand, command);
+    String header = fresh.substring(0, SectionLayout.firstSection(fresh)).replace(freshCommand, command);
     StringBuilder b = new StringBuilder(header);
     for (String heading : headings) {
       // a kept section of a claim takes the current layout; "Other experiments" holds several, laid out one by one
@@ -64,25 +64,6 @@ final class DocumentUpdate {
       b.append(uncovered(notReproduced, headings));
     }
     return SummaryTable.insert(b.toString());
-  }
-
-  /** Sections by heading ("## …" line), each with its text up to the next one, in document order. */
-  static Map<String, String> sections(String doc) {
-    Map<String, String> out = new LinkedHashMap<>();
-    int start = firstSection(doc);
-    while (start < doc.length()) {
-      int next = doc.indexOf("\n## ", start);
-      int end = next < 0 ? doc.length() : next + 1;
-      String text = doc.substring(start, end);
-      out.put(text.substring(0, text.indexOf('\n') < 0 ? text.length() : text.indexOf('\n')), text);
-      start = end;
-    }
-    return out;
-  }
-
-  private static int firstSection(String doc) {
-    int i = doc.indexOf("\n## ");
-    return i < 0 ? doc.length() : i + 1;
   }
 
   /** Claim sections in claim order, then "Other experiments", then anything else in its order. */

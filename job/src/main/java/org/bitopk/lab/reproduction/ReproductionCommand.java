@@ -118,7 +118,7 @@ public final class ReproductionCommand implements Callable<Integer> {
     LabTimeToAccuracySection lab = labTimeToAccuracy == null ? null
         : LabTimeToAccuracySection.read("--lab-time-to-accuracy", labTimeToAccuracy, conf);
     String text = new ReproductionDocument(regenerateCommand(), file, imageDir, gridDir, conf,
-        update ? DocumentUpdate.sections(previous) : java.util.Map.of())
+        update ? SectionLayout.sections(previous) : java.util.Map.of())
         .render(evidence, eval, tta, lab);
     if (update) {
       try {

@@ -2,6 +2,7 @@ package org.bitopk.lab.reproduction;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -11,13 +12,33 @@ import java.util.Map;
  * restarts, rows kept from an earlier version), then the command, the machine lines and the charts. The generator
  * lays out every section it writes with this; {@code --update} lays out the sections it keeps with it too, so a
  * document written before this order existed takes it without its outputs. Laying out a laid-out section changes
- * nothing.
+ * nothing. A document's sections are split at their headings here too ({@link #sections}).
  */
 final class SectionLayout {
   /** A section's parts, in the order they are written. */
   private enum Part { RESULTS, NOTE, PAPER, OURS, SETUP, KEPT_ROWS, TAIL }
 
   private SectionLayout() {}
+
+  /** Sections by heading ("## …" line), each with its text up to the next one, in document order. */
+  static Map<String, String> sections(String doc) {
+    Map<String, String> out = new LinkedHashMap<>();
+    int start = firstSection(doc);
+    while (start < doc.length()) {
+      int next = doc.indexOf("\n## ", start);
+      int end = next < 0 ? doc.length() : next + 1;
+      String text = doc.substring(start, end);
+      out.put(text.substring(0, text.indexOf('\n') < 0 ? text.length() : text.indexOf('\n')), text);
+      start = end;
+    }
+    return out;
+  }
+
+  /** Where the first section (its "## " line) starts; the document's length when it has none. */
+  static int firstSection(String doc) {
+    int i = doc.indexOf("\n## ");
+    return i < 0 ? doc.length() : i + 1;
+  }
 
   /** {@code section} ("## heading" line, then paragraphs) with its parts in the reading order. */
   static String laidOut(String section) {

@@ -34,7 +34,7 @@ final class SummaryTable {
     if (start != 0 || end < 0) {
       return doc;
     }
-    return TITLE + markdown(DocumentUpdate.sections(doc)) + doc.substring(end);
+    return TITLE + markdown(SectionLayout.sections(doc)) + doc.substring(end);
   }
 
   static String markdown(Map<String, String> sections) {
