@@ -86,15 +86,6 @@ public final class PreparedRun {
   private final int iterationsPerEpoch;
   private final long totalIterations;
 
-  /**
-   * Reads a table input with Spark (so not in {@link #check}): the executors decode, validate and split it.
-   * The settings come resolved (workers, split, seed).
-   */
-  @FunctionalInterface
-  public interface TableLoader {
-    TableData load(JavaSparkContext sc, TrainingConfig config);
-  }
-
   private PreparedRun(TrainingConfig config, FileSystem fs, Path output, RunDirectoryCheck.State state, String runId,
       Optional<Checkpoint> checkpoint, Optional<JsonNode> previousConfig, RunInput input, int[] shardSizes,
       int iterationsPerEpoch) {

@@ -23,7 +23,7 @@ sealed interface RunInput {
    * A table not read yet; its loader is absent for a DataFrame until Spark ML's fit hands it over
    * ({@link PreparedRun#withTableLoader}).
    */
-  record UnreadTable(Optional<PreparedRun.TableLoader> loader) implements RunInput {}
+  record UnreadTable(Optional<TableLoader> loader) implements RunInput {}
 
   /** A table read and split by the executors, its cache and broadcasts held until the run ends. */
   record ReadTable(TableData table) implements RunInput {}

@@ -90,7 +90,7 @@ public final class TrainingRun {
    * As {@link #execute(JavaSparkContext, TrainingConfig, boolean, List)} for a configuration whose table
    * input is read by {@code table} (Spark ML's fit hands over its DataFrame this way).
    */
-  public static Result execute(JavaSparkContext sc, TrainingConfig config, PreparedRun.TableLoader table,
+  public static Result execute(JavaSparkContext sc, TrainingConfig config, TableLoader table,
       boolean progress, List<RunListener> extraListeners) throws IOException {
     return execute(sc, PreparedRun.check(config, sc.hadoopConfiguration()).withTableLoader(table), progress,
         extraListeners);
