@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.hadoop.fs.FileSystem;
@@ -42,7 +43,7 @@ final class ExperimentDirectory {
     }
     for (String key : grid.compareKeys()) {
       for (GridPoint point : grid.points()) {
-        names.add(ExperimentResults.chartName(key, point.settings().getOrDefault(key, "")));
+        names.add(chartName(key, point.settings().getOrDefault(key, "")));
       }
     }
     return List.copyOf(names);
@@ -117,5 +118,10 @@ final class ExperimentDirectory {
     } catch (IOException notJson) {
       return false;
     }
+  }
+
+  /** The chart of the points whose compare key {@code key} has {@code value}. */
+  static String chartName(String key, String value) {
+    return GridPoint.nameOf(List.of("compare"), Map.of("compare", key + "-" + value)) + ".png";
   }
 }

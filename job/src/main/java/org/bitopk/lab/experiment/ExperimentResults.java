@@ -331,11 +331,6 @@ public final class ExperimentResults {
   }
 
   /** compare-KEY-VALUE.png for every value of every compare key (compare.png when there is none). */
-  /** The chart of the points whose compare key {@code key} has {@code value}. */
-  static String chartName(String key, String value) {
-    return GridPoint.nameOf(List.of("compare"), Map.of("compare", key + "-" + value)) + ".png";
-  }
-
   private static void writeCharts(Grid grid, List<Row> rows, Path dir, FileSystem fs) throws IOException {
     if (rows.isEmpty()) {
       return;
@@ -350,7 +345,7 @@ public final class ExperimentResults {
         byValue.computeIfAbsent(r.point().settings().getOrDefault(key, ""), v -> new ArrayList<>()).add(r);
       }
       for (Map.Entry<String, List<Row>> e : byValue.entrySet()) {
-        String file = chartName(key, e.getKey());
+        String file = ExperimentDirectory.chartName(key, e.getKey());
         charts.put(file, directories(e.getValue(), dir));
       }
     }
