@@ -22,10 +22,18 @@ import org.junit.jupiter.api.TestInstance;
  * The layering the README describes, checked on the compiled classes: compression knows nothing of Spark,
  * datasets nothing of compression, the engine nothing of flags, settings, runs, checkpoints or outputs, the
  * settings nothing of running them, the job nothing of its command line or of the lab's research tooling, and
- * no two packages (the root ones included) depend on each other. A value that may be null says so in its type.
+ * no two packages (the root ones included) depend on each other, nor two classes of one package. A value that may be
+ * null says so in its type.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ArchitectureTest {
+  /**
+   * Packages whose classes still call each other in a circle: the run directory's output (its manifest, the file
+   * system that records writes in it, and the directory's readers) and the table input (its build step reads the
+   * builder of the data it makes).
+   */
+  private static final List<String> CIRCULAR_PACKAGES = List.of("org.bitopk.job.output", "org.bitopk.job.table");
+
   private JavaClasses classes;
 
   @BeforeAll
@@ -79,16 +87,17 @@ class ArchitectureTest {
   }
 
   /**
-   * Inside the settings the arrows run one way: the flag names at the bottom, then the values (a table's, a run's),
-   * the options that parse them, and the maps that read and write them on top. A class counts with its nested
-   * classes, and a builder with the class it builds.
+   * Inside a package the arrows between classes run one way (in the settings, say: the flag names at the bottom,
+   * then the values, the options that parse them, and the maps that read and write them on top). A class counts
+   * with its nested classes, and a builder with the class it builds. As no two packages depend on each other, a
+   * cycle of classes can only run inside one package. Checked in every package but {@link #CIRCULAR_PACKAGES}.
    */
   @Test
-  void noArrowRunsBackUpInsideTheSettings() {
+  void noArrowRunsBackUpInsideAPackage() {
     slices().assignedFrom(new SliceAssignment() {
       @Override
       public SliceIdentifier getIdentifierOf(JavaClass c) {
-        if (!c.getPackageName().equals("org.bitopk.job.config")) {
+        if (!c.getPackageName().startsWith("org.bitopk.") || CIRCULAR_PACKAGES.contains(c.getPackageName())) {
           return SliceIdentifier.ignore();
         }
         return SliceIdentifier.of(c.getName().replaceFirst("\\$.*", "").replaceFirst("Builder$", ""));
@@ -96,7 +105,7 @@ class ArchitectureTest {
 
       @Override
       public String getDescription() {
-        return "the classes of org.bitopk.job.config";
+        return "the classes of each package of org.bitopk";
       }
     }).should().beFreeOfCycles().check(classes);
   }
