@@ -169,7 +169,7 @@ class ClusterFaultsTest {
     conf.put("spark.speculation.multiplier", "2");
     conf.put("spark.speculation.minTaskRuntime", "1s");
     // the application jar holds the test classes: the injector reaches the driver and the executors with it
-    conf.put(FaultInjector.SETTING, InjectedFaults.SlowWorker.class.getName() + ":40:1:8000");
+    conf.put(FaultInjector.SETTING, InjectedFaults.SlowWorker.class.getName() + ":40:1:4000");
     List<String> args = new java.util.ArrayList<>(jobArgs(out));
     int checkpointFlag = args.indexOf("--checkpoint-every");
     args.subList(checkpointFlag, checkpointFlag + 2).clear();   // the flag and its value
@@ -237,10 +237,11 @@ class ClusterFaultsTest {
    * Graceful decommission, and the executor that comes back: the executor of the second Worker gets SIGPWR (as
    * the standalone Worker passes a node's notice on) while it runs the slow round 75 of worker 1; it finishes the
    * round, hands worker 1's state to the driver as it stops, and worker 1 moves to the first executor with it.
-   * The Worker starts a new executor, which registers while rounds 110 to 149 are slowed (0.8 s each: shorter
-   * than the locality wait, so the first executor's queued task waits for it rather than running on the new
-   * executor without its state); the next round moves one group back to it, its state taken from the first
-   * executor. No residual is lost and the model is the undisturbed run's bit for bit.
+   * The Worker starts a new executor, which registers while rounds 78 to 149 are slowed (0.3 s each, at least
+   * 21 s in all, three times what registering and building its groups took under a loaded CI run; and shorter than
+   * the locality wait, so the first executor's queued task waits for it rather than running on the new executor
+   * without its state); once its groups are built, the next round moves one group back to it, its state taken from
+   * the first executor. No residual is lost and the model is the undisturbed run's bit for bit.
    */
   @Test
   @Order(6)
@@ -250,7 +251,7 @@ class ClusterFaultsTest {
     Path out = runs.resolve("decommission");
     Path log = runs.resolve("decommission.log");
     Process driver = ClusterJob.submit(cluster, jobArgs(out), java.util.Map.of("spark.decommission.enabled", "true",
-        FaultInjector.SETTING, InjectedFaults.SlowWorker.class.getName() + ":75:1:4000,110-149:0:800"), log);
+        FaultInjector.SETTING, InjectedFaults.SlowWorker.class.getName() + ":75:1:4000,78-149:0:300"), log);
     awaitCheckpoint(out, STRIKE_AFTER, driver, log);
     while (ClusterJob.iterations(out).size() < 75) {   // then round 75 sleeps on the second executor
       assertTrue(driver.isAlive(), () -> StandaloneCluster.tail(log, 60));
@@ -267,8 +268,8 @@ class ClusterFaultsTest {
     List<Long> moves = iterations.stream().filter(it -> it.path("moved_workers").asInt() > 0)
         .map(it -> it.path("iteration").asLong()).toList();
     assertEquals(2, moves.size(), "a move away and a move back: " + moves + "\n" + StandaloneCluster.tail(log, 40));
-    // away at the round boundary after the notice, back once the Worker's new executor registers: that may be
-    // before or during the slowed rounds 110-149, which only make sure it has the time
+    // away at the round boundary after the notice, back once the Worker's new executor registers and its groups are
+    // built, during the slowed rounds 78-149, which only make sure it has the time
     assertTrue(moves.get(0) > 74 && moves.get(0) < 110 && moves.get(1) > moves.get(0), "moved before rounds " + moves);
     for (long t : moves) {
       JsonNode it = iterations.get((int) t);

@@ -116,6 +116,10 @@ class SparkOpensTest {
     Path java = bin.resolve("java");
     Files.writeString(java, "#!/bin/bash\nprintf '%s\\0' \"$@\" > '" + tmp.resolve("argv") + "'\n");
     Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+    // a machine of 8 cores, where the script leaves the JIT's tiers alone (RunLocalCompilerTest covers fewer)
+    Path nproc = bin.resolve("nproc");
+    Files.writeString(nproc, "#!/bin/bash\necho 8\n");
+    Files.setPosixFilePermissions(nproc, PosixFilePermissions.fromString("rwxr-xr-x"));
 
     ProcessBuilder builder = new ProcessBuilder("/bin/bash", script.toString(), "train", "--workers", "2")
         .redirectOutput(tmp.resolve("stdout").toFile())
