@@ -43,6 +43,7 @@ import org.bitopk.job.run.PreparedRun;
 import org.bitopk.job.run.TrainingRun;
 import org.bitopk.job.spark.BitopkKryoRegistrator;
 import org.bitopk.job.table.InputNames;
+import org.bitopk.job.table.InputShape;
 import org.bitopk.job.table.TableData;
 
 /**
@@ -132,7 +133,7 @@ public final class BitopkClassifier extends Estimator<BitopkClassificationModel>
     testFraction = new DoubleParam(this, "testFraction", "seeded fraction of the rows held out for the run's "
         + "test metrics", ParamValidators.inRange(0, 1, false, false));
     inputShape = new Param<>(this, "inputShape", "CxHxW image shape of the features; empty: inferred",
-        Validators.<String>of(v -> v.isEmpty() || TableData.parseShape(v, "inputShape") != null));
+        Validators.<String>of(v -> v.isEmpty() || InputShape.parse(v, "inputShape") != null));
     normalize = new Param<>(this, "normalize", "auto (per-channel mean/std of the training rows), none, or "
         + "MEAN:STD per channel", Validators.<String>of(v -> NormalizationSpec.parse(v, 1) != null));
     featureScale = new DoubleParam(this, "featureScale", "divide the features by this before normalising "
@@ -317,7 +318,7 @@ public final class BitopkClassifier extends Estimator<BitopkClassificationModel>
       result = TrainingRun.execute(sc, config, (context, c) -> {
         TableData.Builder table = TableData.builder().names(NAMES).train(frame, "the dataset passed to fit")
             .label(getLabelCol()).features(getFeaturesCol())
-            .inputShape(getInputShape().isEmpty() ? null : TableData.parseShape(getInputShape(), "inputShape"))
+            .inputShape(getInputShape().isEmpty() ? null : InputShape.parse(getInputShape(), "inputShape"))
             .normalization(NormalizationSpec.parse(getNormalize(), getFeatureScale()))
             .testFraction(getTestFraction()).workers(c.workers()).nonIid(c.nonIid()).seed(c.seed());
         classes.ifPresent(table::numClasses);

@@ -20,7 +20,7 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.bitopk.datasets.NormalizationSpec;
-import org.bitopk.job.table.TableData;
+import org.bitopk.job.table.InputShape;
 import org.bitopk.job.table.TableSource;
 import org.jspecify.annotations.Nullable;
 
@@ -250,7 +250,7 @@ public final class TableInput {
 
     /** The images' shape, CxHxW; blank: flat features. */
     public Builder inputShape(String shape) {
-      this.inputShape = shape.isBlank() ? null : TableData.parseShape(shape, flag(INPUT_SHAPE));
+      this.inputShape = shape.isBlank() ? null : InputShape.parse(shape, flag(INPUT_SHAPE));
       return this;
     }
 

@@ -24,19 +24,29 @@ import org.bitopk.datasets.WorkerShard;
  * them (classes, shape, split, normalisation), ending in cached shards and a test set.
  */
 final class TableBuild {
-  private final TableData.Builder b;
+  /**
+   * What a build made, for {@link TableData} to hold: the cached shards and test set, the broadcasts they are
+   * recomputed through, and what the driver decided and counted.
+   *
+   * @param testHeldOut true when the test rows are held out of the training table (no separate test table)
+   */
+  record Built(JavaRDD<WorkerShard> shards, JavaRDD<LabeledImages> test, List<Broadcast<?>> broadcasts, int workers,
+      int[] shape, LabelIndex labels, FeatureNormalization normalization, long rows, long testRows,
+      boolean testHeldOut, long droppedRows, int[] shardSizes, String features) {}
+
+  private final TableRequest r;
   private final JavaSparkContext sc;
   private final List<Broadcast<?>> broadcasts = new ArrayList<>();
   private final List<JavaRDD<?>> temporary = new ArrayList<>();
   /** The table whose files Spark's jobs read now, for the message when they cannot. */
   private String reading;
 
-  TableBuild(TableData.Builder b) {
-    this.b = b;
-    this.sc = JavaSparkContext.fromSparkContext(b.train.sparkSession().sparkContext());
+  TableBuild(TableRequest r) {
+    this.r = r;
+    this.sc = JavaSparkContext.fromSparkContext(r.train().sparkSession().sparkContext());
   }
 
-  TableData run() {
+  Built run() {
     try {
       return assemble();
     } catch (Exception e) {   // SparkException: checked in Java's eyes, yet not declared (Scala)
@@ -46,46 +56,46 @@ final class TableBuild {
       }
       java.util.Optional<String> reason = TableReadFailure.explain(e);
       if (reason.isPresent()) {
-        throw new IllegalArgumentException("cannot read " + (reading == null ? b.trainWhere : reading) + ": "
+        throw new IllegalArgumentException("cannot read " + (reading == null ? r.trainWhere() : reading) + ": "
             + reason.get(), e);
       }
-      throw e instanceof RuntimeException r ? r : new IllegalStateException(e.getMessage(), e);
+      throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getMessage(), e);
     } finally {
-      temporary.forEach(r -> r.unpersist(false));
+      temporary.forEach(rdd -> rdd.unpersist(false));
     }
   }
 
-  private TableData assemble() {
-    TableLayout layout = TableLayout.resolve(b.train.schema(), b.label, b.featureSpec, b.trainWhere, b.names);
-    JavaRDD<RawBlock> blocks = decode(b.train, layout, -1, "decoded " + b.trainWhere);
+  private Built assemble() {
+    TableLayout layout = TableLayout.resolve(r.train().schema(), r.label(), r.featureSpec(), r.trainWhere(), r.names());
+    JavaRDD<RawBlock> blocks = decode(r.train(), layout, -1, "decoded " + r.trainWhere());
     List<RawBlock.Summary> summaries = blocks.map(new BlockFunctions.Summarize()).collect();
-    long[] offsets = offsets(summaries, b.trainWhere);
+    long[] offsets = offsets(summaries, r.trainWhere());
     int total = Math.toIntExact(offsets[offsets.length - 1]);
-    int length = featureLength(summaries, layout, offsets, b.trainWhere);
+    int length = featureLength(summaries, layout, offsets, r.trainWhere());
     int[] shape = shape(length, layout);
     LabelIndex labels = labelIndex(summaries, offsets);
 
     boolean[] test = null;
     int testCount = 0;
-    if (b.testTable == null) {
-      testCount = TableSplit.testCount(total, b.testFraction);
+    if (r.testTable() == null) {
+      testCount = TableSplit.testCount(total, r.testFraction());
       if (testCount < 1) {
-        throw new IllegalArgumentException(b.names.testFraction() + " " + b.testFraction + " holds out no row of "
-            + "the " + total + " in " + b.trainWhere + "; raise it or pass " + b.names.testData());
+        throw new IllegalArgumentException(r.names().testFraction() + " " + r.testFraction() + " holds out no row of "
+            + "the " + total + " in " + r.trainWhere() + "; raise it or pass " + r.names().testData());
       }
-      test = TableSplit.testRows(total, testCount, b.seed);
+      test = TableSplit.testRows(total, testCount, r.seed());
     }
     int trainCount = total - testCount;
-    int perWorker = b.nonIid ? 2 : 1;
-    if ((long) b.workers * perWorker > trainCount) {
-      throw new IllegalArgumentException(b.names.workers() + " " + b.workers + ": " + b.trainWhere + " has "
+    int perWorker = r.nonIid() ? 2 : 1;
+    if ((long) r.workers() * perWorker > trainCount) {
+      throw new IllegalArgumentException(r.names().workers() + " " + r.workers() + ": " + r.trainWhere() + " has "
           + trainCount + " training example(s)" + (testCount > 0 ? " (after holding out " + testCount
           + " for testing)" : "") + "; every worker needs at least " + perWorker
-          + (b.nonIid ? " (2 label-sorted shards each)" : ""));
+          + (r.nonIid() ? " (2 label-sorted shards each)" : ""));
     }
-    int[] trainLabels = b.nonIid ? trainLabels(blocks, labels, test, trainCount) : null;
-    int[] roles = TableSplit.roles(total, test, b.workers, b.nonIid, trainLabels, labels.numClasses(), b.seed);
-    int[] sizes = new int[b.workers];
+    int[] trainLabels = r.nonIid() ? trainLabels(blocks, labels, test, trainCount) : null;
+    int[] roles = TableSplit.roles(total, test, r.workers(), r.nonIid(), trainLabels, labels.numClasses(), r.seed());
+    int[] sizes = new int[r.workers()];
     long dropped = 0;
     for (int role : roles) {
       if (role >= 0) {
@@ -99,46 +109,46 @@ final class TableBuild {
     Broadcast<long[]> offsetsB = keep(sc.broadcast(offsets));
     Broadcast<LabelIndex> labelsB = keep(sc.broadcast(labels));
     int plane = shape[1] * shape[2];
-    FeatureNormalization normalization = b.normalization.resolve(shape[0],
-        b.normalization.isAuto() ? moments(blocks.map(new BlockFunctions.Moments(rolesB, offsetsB, shape[0], plane,
-            b.normalization.featureScale())).collect(), shape[0]) : null, b.names.normalize());
+    FeatureNormalization normalization = r.normalization().resolve(shape[0],
+        r.normalization().isAuto() ? moments(blocks.map(new BlockFunctions.Moments(rolesB, offsetsB, shape[0], plane,
+            r.normalization().featureScale())).collect(), shape[0]) : null, r.names().normalize());
     Broadcast<FeatureNormalization> normB = keep(sc.broadcast(normalization));
 
     JavaRDD<WorkerShard> shards = blocks
         .flatMapToPair(new BlockFunctions.CutPieces(rolesB, offsetsB, labelsB, normB, shape))
-        .partitionBy(new HashPartitioner(b.workers))
+        .partitionBy(new HashPartitioner(r.workers()))
         .mapPartitionsWithIndex(new BlockFunctions.AssembleShard(shape, labels.numClasses()), true)
-        .setName("worker shards of " + b.trainWhere + " (" + b.workers + " workers)")
+        .setName("worker shards of " + r.trainWhere() + " (" + r.workers() + " workers)")
         .persist(StorageLevel.MEMORY_ONLY());
     List<Integer> built = shards.map(WorkerShard::workerId).collect();
-    if (!built.equals(java.util.stream.IntStream.range(0, b.workers).boxed().toList())) {
+    if (!built.equals(java.util.stream.IntStream.range(0, r.workers()).boxed().toList())) {
       throw new IllegalStateException("shard partitions hold workers " + built);
     }
 
     JavaRDD<LabeledImages> testSet;
     long testRows;
-    if (b.testTable == null) {
+    if (r.testTable() == null) {
       testSet = blocks.map(new BlockFunctions.TestBlock(rolesB, offsetsB, labelsB, normB, shape, labels.numClasses()));
       testRows = testCount;
     } else {
-      TableLayout testLayout = layout.resolveAgainst(b.testTable.schema(), b.testWhere, b.names);
-      reading = b.testWhere;
-      JavaRDD<RawBlock> testBlocks = decode(b.testTable, testLayout, length, "decoded " + b.testWhere);
+      TableLayout testLayout = layout.resolveAgainst(r.testTable().schema(), r.testWhere(), r.names());
+      reading = r.testWhere();
+      JavaRDD<RawBlock> testBlocks = decode(r.testTable(), testLayout, length, "decoded " + r.testWhere());
       List<RawBlock.Summary> testSummaries = testBlocks.map(new BlockFunctions.Summarize()).collect();
-      long[] testOffsets = offsets(testSummaries, b.testWhere);
+      long[] testOffsets = offsets(testSummaries, r.testWhere());
       testRows = testOffsets[testOffsets.length - 1];
       if (testRows == 0) {
-        throw new IllegalArgumentException(b.names.testData() + ": " + b.testWhere + " has no rows");
+        throw new IllegalArgumentException(r.names().testData() + ": " + r.testWhere() + " has no rows");
       }
-      featureLength(testSummaries, testLayout, testOffsets, b.testWhere);
+      featureLength(testSummaries, testLayout, testOffsets, r.testWhere());
       checkTestLabels(testSummaries, testOffsets, labels);
       testSet = testBlocks.map(new BlockFunctions.TestBlock(null, null, labelsB, normB, shape, labels.numClasses()));
     }
-    testSet = testSet.filter(new BlockFunctions.NonEmpty()).setName("test examples of " + b.trainWhere)
+    testSet = testSet.filter(new BlockFunctions.NonEmpty()).setName("test examples of " + r.trainWhere())
         .persist(StorageLevel.MEMORY_ONLY());
     testSet.count();
-    return new TableData(b, shards, testSet, List.copyOf(broadcasts), shape, labels, normalization, total,
-        testRows, dropped, sizes, layout.describeFeatures());
+    return new Built(shards, testSet, List.copyOf(broadcasts), r.workers(), shape, labels, normalization, total,
+        testRows, r.testTable() == null, dropped, sizes, layout.describeFeatures());
   }
 
   /** Merged in partition order, so that the statistics do not depend on which task finished first. */
@@ -201,29 +211,29 @@ final class TableBuild {
       }
     }
     if (length < 1) {
-      throw new IllegalArgumentException(b.names.features() + ": the features of " + where + " ("
+      throw new IllegalArgumentException(r.names().features() + ": the features of " + where + " ("
           + layout.describeFeatures() + ") are empty");
     }
     return length;
   }
 
   private int[] shape(int length, TableLayout layout) {
-    if (b.inputShape != null) {
-      long values = (long) b.inputShape[0] * b.inputShape[1] * b.inputShape[2];
+    if (r.inputShape() != null) {
+      long values = (long) r.inputShape()[0] * r.inputShape()[1] * r.inputShape()[2];
       if (values != length) {
-        throw new IllegalArgumentException(b.names.inputShape() + " " + b.inputShape[0] + "x" + b.inputShape[1]
-            + "x" + b.inputShape[2] + " holds " + values + " values, but the features ("
+        throw new IllegalArgumentException(r.names().inputShape() + " " + r.inputShape()[0] + "x" + r.inputShape()[1]
+            + "x" + r.inputShape()[2] + " holds " + values + " values, but the features ("
             + layout.describeFeatures() + ") have " + length);
       }
-      return b.inputShape.clone();
+      return r.inputShape().clone();
     }
-    return TableData.inferShape(length);
+    return InputShape.infer(length);
   }
 
   private LabelIndex labelIndex(List<RawBlock.Summary> summaries, long[] offsets) {
-    String flag = b.names.label();
+    String flag = r.names().label();
     if (summaries.stream().anyMatch(s -> s.tooManyNames)) {
-      throw new IllegalArgumentException(flag + ": label column '" + b.label + "' of " + b.trainWhere
+      throw new IllegalArgumentException(flag + ": label column '" + r.label() + "' of " + r.trainWhere()
           + " has more than " + LabelIndex.MAX_CLASSES + " distinct values; is it a class label?");
     }
     if (summaries.stream().anyMatch(s -> s.names != null)) {
@@ -234,16 +244,16 @@ final class TableBuild {
         }
       });
       if (all.size() > LabelIndex.MAX_CLASSES) {
-        throw new IllegalArgumentException(flag + ": label column '" + b.label + "' of " + b.trainWhere
+        throw new IllegalArgumentException(flag + ": label column '" + r.label() + "' of " + r.trainWhere()
             + " has " + all.size() + " distinct values; at most " + LabelIndex.MAX_CLASSES + " classes");
       }
-      if (b.numClasses != null && b.numClasses != all.size()) {
-        throw new IllegalArgumentException(flag + ": " + all.size() + " class names in " + b.trainWhere
-            + " but " + b.numClasses + " classes expected");
+      if (r.numClasses() != null && r.numClasses() != all.size()) {
+        throw new IllegalArgumentException(flag + ": " + all.size() + " class names in " + r.trainWhere()
+            + " but " + r.numClasses() + " classes expected");
       }
       return LabelIndex.names(new ArrayList<>(all));
     }
-    checkIntegral(summaries, offsets, b.trainWhere, OptionalInt.empty());
+    checkIntegral(summaries, offsets, r.trainWhere(), OptionalInt.empty());
     double max = Double.NEGATIVE_INFINITY;
     long maxRow = 0;
     for (int p = 0; p < summaries.size(); p++) {
@@ -253,14 +263,14 @@ final class TableBuild {
         maxRow = offsets[p] + s.maxRow + 1;
       }
     }
-    if (b.numClasses != null) {
-      if (max >= b.numClasses) {
-        throw outOfRange(b.trainWhere, maxRow, max, "the classes are 0.." + (b.numClasses - 1));
+    if (r.numClasses() != null) {
+      if (max >= r.numClasses()) {
+        throw outOfRange(r.trainWhere(), maxRow, max, "the classes are 0.." + (r.numClasses() - 1));
       }
-      return LabelIndex.numeric(b.numClasses);
+      return LabelIndex.numeric(r.numClasses());
     }
     if (max >= LabelIndex.MAX_CLASSES) {
-      throw outOfRange(b.trainWhere, maxRow, max, "at most " + LabelIndex.MAX_CLASSES + " classes are supported");
+      throw outOfRange(r.trainWhere(), maxRow, max, "at most " + LabelIndex.MAX_CLASSES + " classes are supported");
     }
     return LabelIndex.numeric((int) max + 1);
   }
@@ -290,25 +300,25 @@ final class TableBuild {
   private IllegalArgumentException outOfRange(String where, long row, double value, String expected) {
     String shown = value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value)
         : Double.toString(value);
-    return new IllegalArgumentException(b.names.label() + ": label out of range: row " + row + " of " + where
+    return new IllegalArgumentException(r.names().label() + ": label out of range: row " + row + " of " + where
         + " has label " + shown + "; " + expected);
   }
 
   private void checkTestLabels(List<RawBlock.Summary> summaries, long[] offsets, LabelIndex labels) {
     if (!labels.isNamed()) {
-      checkIntegral(summaries, offsets, b.testWhere, OptionalInt.of(labels.numClasses()));
+      checkIntegral(summaries, offsets, r.testWhere(), OptionalInt.of(labels.numClasses()));
       return;
     }
     for (RawBlock.Summary s : summaries) {
       if (s.tooManyNames) {
-        throw new IllegalArgumentException(b.names.label() + ": label column '" + b.label + "' of " + b.testWhere
+        throw new IllegalArgumentException(r.names().label() + ": label column '" + r.label() + "' of " + r.testWhere()
             + " has more than " + LabelIndex.MAX_CLASSES + " distinct values");
       }
       if (s.names != null) {
         for (String name : s.names) {
           if (labels.index(name) < 0) {
-            throw new IllegalArgumentException(b.names.label() + ": label out of range: '" + name + "' in "
-                + b.testWhere + " is not among the " + labels.numClasses() + " training labels "
+            throw new IllegalArgumentException(r.names().label() + ": label out of range: '" + name + "' in "
+                + r.testWhere() + " is not among the " + labels.numClasses() + " training labels "
                 + abbreviate(labels.classNames()));
           }
         }

@@ -2,7 +2,6 @@ package org.bitopk.job.table;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
@@ -46,22 +45,20 @@ public final class TableData implements AutoCloseable {
   private final String features;
   private boolean closed;
 
-  TableData(Builder b, JavaRDD<WorkerShard> shards, JavaRDD<LabeledImages> test,
-      List<Broadcast<?>> broadcasts, int[] shape, LabelIndex labels, FeatureNormalization normalization,
-      long rows, long testRows, long droppedRows, int[] shardSizes, String features) {
-    this.shards = shards;
-    this.test = test;
-    this.broadcasts = broadcasts;
-    this.workers = b.workers;
-    this.shape = shape;
-    this.labels = labels;
-    this.normalization = normalization;
-    this.rows = rows;
-    this.testRows = testRows;
-    this.testHeldOut = b.testTable == null;
-    this.droppedRows = droppedRows;
-    this.shardSizes = shardSizes;
-    this.features = features;
+  private TableData(TableBuild.Built built) {
+    this.shards = built.shards();
+    this.test = built.test();
+    this.broadcasts = built.broadcasts();
+    this.workers = built.workers();
+    this.shape = built.shape();
+    this.labels = built.labels();
+    this.normalization = built.normalization();
+    this.rows = built.rows();
+    this.testRows = built.testRows();
+    this.testHeldOut = built.testHeldOut();
+    this.droppedRows = built.droppedRows();
+    this.shardSizes = built.shardSizes();
+    this.features = built.features();
   }
 
   public static Builder builder() {
@@ -255,7 +252,8 @@ public final class TableData implements AutoCloseable {
       if (train == null) {
         throw new IllegalStateException("train(table, where) was not called");
       }
-      return new TableBuild(this).run();
+      return new TableData(new TableBuild(new TableRequest(train, trainWhere, testTable, testWhere, testFraction,
+          label, featureSpec, inputShape, normalization, workers, nonIid, seed, numClasses, names)).run());
     }
   }
 
@@ -266,43 +264,5 @@ public final class TableData implements AutoCloseable {
   public static int[] testRows(int total, double fraction, long seed) {
     boolean[] test = TableSplit.testRows(total, TableSplit.testCount(total, fraction), seed);
     return java.util.stream.IntStream.range(0, total).filter(i -> test[i]).toArray();
-  }
-
-  /**
-   * 1×s×s for a perfect square s², 3×s×s for 3·s², else 1×1×L (a flat vector: for the MLPs; a convolutional
-   * model needs an explicit shape).
-   */
-  public static int[] inferShape(int length) {
-    int s = (int) Math.round(Math.sqrt(length));
-    if (s * s == length) {
-      return new int[] {1, s, s};
-    }
-    if (length % 3 == 0) {
-      int t = (int) Math.round(Math.sqrt(length / 3.0));
-      if (3 * t * t == length) {
-        return new int[] {3, t, t};
-      }
-    }
-    return new int[] {1, 1, length};
-  }
-
-  /** Parses {@code CxHxW}; the message names {@code flag}. */
-  public static int[] parseShape(String text, String flag) {
-    String[] parts = text.trim().toLowerCase(Locale.ROOT).split("x", -1);
-    if (parts.length != 3) {
-      throw new IllegalArgumentException(flag + ": expected CxHxW (e.g. 1x28x28), got '" + text + "'");
-    }
-    int[] shape = new int[3];
-    for (int i = 0; i < 3; i++) {
-      try {
-        shape[i] = Integer.parseInt(parts[i].trim());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(flag + ": expected CxHxW (e.g. 1x28x28), got '" + text + "'");
-      }
-      if (shape[i] < 1) {
-        throw new IllegalArgumentException(flag + ": sizes must be positive, got '" + text + "'");
-      }
-    }
-    return shape;
   }
 }

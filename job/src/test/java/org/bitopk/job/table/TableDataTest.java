@@ -227,9 +227,9 @@ class TableDataTest {
 
   @Test
   void shapeIsInferredFromTheFeatureCount() {
-    assertArrayEquals(new int[] {1, 28, 28}, TableData.inferShape(784));
-    assertArrayEquals(new int[] {3, 32, 32}, TableData.inferShape(3072));
-    assertArrayEquals(new int[] {1, 1, 10}, TableData.inferShape(10));
+    assertArrayEquals(new int[] {1, 28, 28}, InputShape.infer(784));
+    assertArrayEquals(new int[] {3, 32, 32}, InputShape.infer(3072));
+    assertArrayEquals(new int[] {1, 1, 10}, InputShape.infer(10));
   }
 
   static Stream<Arguments> badTables() {
