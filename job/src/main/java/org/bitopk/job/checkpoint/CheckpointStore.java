@@ -18,7 +18,7 @@ import org.apache.hadoop.fs.Path;
 import org.bitopk.job.output.AtomicFiles;
 import org.bitopk.job.output.DirectoryEntries;
 import org.bitopk.job.output.RecordingFileSystem;
-import org.bitopk.job.output.RunManifest;
+import org.bitopk.job.output.WriteRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -234,7 +234,7 @@ public final class CheckpointStore {
     if (!(fs instanceof RecordingFileSystem recording)) {
       return true;
     }
-    RunManifest manifest = recording.manifest();
+    WriteRecord manifest = recording.manifest();
     for (Path p : List.of(directory, path)) {
       DirectoryEntries.Entry entry = DirectoryEntries.at(recording.recorded(), p);
       String relative = manifest.relative(p);

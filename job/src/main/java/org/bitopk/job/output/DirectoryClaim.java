@@ -2,6 +2,7 @@ package org.bitopk.job.output;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -44,7 +45,7 @@ public final class DirectoryClaim {
           || now.kind() == RunDirectoryCheck.Kind.UNFINISHED)) {
         RunDirectoryCheck.clear(fs, output);
       }
-      lease.recordWritesIn(RunManifest.claim(fs, output, runId, resume));
+      lease.recordWritesIn(manifest(fs, output, runId, resume));
       if (resume) {
         FileSystem writing = lease.fileSystem();
         for (Path dir : new Path[] {output, new Path(output, RunDirectory.METRICS),
@@ -61,5 +62,19 @@ public final class DirectoryClaim {
         lease.close();
       }
     }
+  }
+
+  /**
+   * The manifest a run records its writes in once it holds the directory's lease (and {@code --overwrite}
+   * removed the old run): a resumed run keeps its own; otherwise a new one for {@code run}, naming what bitopk
+   * wrote there and stays (logs of a start that failed, the files of a run resumed that was written before
+   * manifests existed).
+   */
+  static RunManifest manifest(FileSystem fs, Path dir, String run, boolean resume) throws IOException {
+    Optional<RunManifest> existing = RunManifest.read(fs, dir);
+    if (resume && existing.isPresent()) {
+      return existing.get();
+    }
+    return RunManifest.naming(fs, dir, run, RunContents.of(fs, dir).own());
   }
 }

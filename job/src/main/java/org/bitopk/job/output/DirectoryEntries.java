@@ -36,6 +36,15 @@ public final class DirectoryEntries {
         case OTHER -> "a FIFO, socket or device";
       };
     }
+
+    /** How a message names an entry of this kind that bitopk did not write: "notes/", "logs (a symbolic link)". */
+    String nameInMessages(String name) {
+      return switch (this) {
+        case FILE -> name;
+        case DIRECTORY -> name + "/";
+        default -> name + " (" + describe() + ")";
+      };
+    }
   }
 
   /** One entry: its path, kind and size in bytes (0 unless a file). */

@@ -23,6 +23,7 @@ final class ManifestContents {
   private static final Set<String> BOOKKEEPING = Set.of(RunLease.FILE);
 
   private final FileSystem fs;
+  private final Path dir;
   private final RunManifest manifest;
   private final List<Path> own = new ArrayList<>();
   private final List<String> foreign = new ArrayList<>();
@@ -30,26 +31,49 @@ final class ManifestContents {
   private boolean recordsRun;
   private int checkpoints;
 
-  private ManifestContents(FileSystem fs, RunManifest manifest) {
+  private ManifestContents(FileSystem fs, Path dir, RunManifest manifest) {
     this.fs = fs;
+    this.dir = dir;
     this.manifest = manifest;
   }
 
   /** Reads {@code dir} against its {@code manifest} without changing anything. */
-  static RunContents of(FileSystem fs, Path dir, RunManifest manifest) throws IOException {
-    ManifestContents scan = new ManifestContents(fs, manifest);
+  static ManifestContents of(FileSystem fs, Path dir, RunManifest manifest) throws IOException {
+    ManifestContents scan = new ManifestContents(fs, dir, manifest);
     scan.walk(dir, "");
-    boolean runConfig = scan.own.contains(scan.qualified(dir, RunDirectory.CONFIG))
-        && RunContents.isRunConfig(RunDirectory.raw(fs), new Path(dir, RunDirectory.CONFIG));
-    boolean finished = runConfig && scan.own.contains(scan.qualified(dir, RunDirectory.SUCCESS));
     scan.foreign.sort(null);
     scan.changed.sort(null);
-    return new RunContents(scan.own, scan.foreign, scan.changed, runConfig, finished, scan.checkpoints,
-        scan.recordsRun);
+    return scan;
   }
 
-  private Path qualified(Path dir, String relative) {
-    return fs.makeQualified(new Path(dir, relative));
+  /** True when the entry {@code relative} in the directory is the run's. */
+  boolean owns(String relative) {
+    return own.contains(fs.makeQualified(new Path(dir, relative)));
+  }
+
+  /** The run's entries, children before their directory. */
+  List<Path> own() {
+    return own;
+  }
+
+  /** The entries the run did not write (paths in the directory, sorted). */
+  List<String> foreign() {
+    return foreign;
+  }
+
+  /** The run's files whose size changed since it wrote them (paths in the directory, sorted). */
+  List<String> changed() {
+    return changed;
+  }
+
+  /** The run's checkpoint files. */
+  int checkpoints() {
+    return checkpoints;
+  }
+
+  /** True when the run recorded something beyond its logs and temporary files. */
+  boolean recordsRun() {
+    return recordsRun;
   }
 
   /** Adds {@code dir}'s entries ({@code prefix}: its path in the run directory), children before parents. */
@@ -63,8 +87,8 @@ final class ManifestContents {
           || name.startsWith(AtomicFiles.TEMPORARY_PREFIX + RunLease.FILE + "-"))) {
         continue;   // never removed with the run: the lease is released, the manifest replaced
       }
-      if (RunContents.isSideFile(name) && entry.isFile()) {
-        String main = RunContents.sideFileOf(name);
+      if (SideFiles.isSideFile(name) && entry.isFile()) {
+        String main = SideFiles.fileOf(name);
         boolean mine = !names.contains(main) || manifest.entry(prefix + main).isPresent()
             && entries.stream().anyMatch(e -> e.name().equals(main) && manifest.isKindRecorded(prefix + main, e));
         account(entry, relative, mine);
@@ -89,7 +113,7 @@ final class ManifestContents {
     if (mine) {
       own.add(fs.makeQualified(entry.path()));
     } else {
-      foreign.add(RunContents.foreignName(relative, entry.kind()));
+      foreign.add(entry.kind().nameInMessages(relative));
     }
   }
 }

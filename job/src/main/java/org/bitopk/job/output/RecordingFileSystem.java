@@ -14,14 +14,14 @@ import org.apache.hadoop.util.Progressable;
 
 /**
  * The file system a run writes its directory through: every directory and file it creates there, appends to,
- * renames or deletes is recorded in the run's {@link RunManifest} before it happens (and a file's size once it
- * is closed), so no writer of the run can forget to record what it wrote. Paths outside the run directory pass
- * through unrecorded.
+ * renames or deletes is recorded in the run's {@link WriteRecord} (its {@link RunManifest}) before it happens (and
+ * a file's size once it is closed), so no writer of the run can forget to record what it wrote. Paths outside the
+ * run directory pass through unrecorded.
  */
 public final class RecordingFileSystem extends FilterFileSystem {
-  private final RunManifest manifest;
+  private final WriteRecord manifest;
 
-  public RecordingFileSystem(FileSystem fs, RunManifest manifest) {
+  public RecordingFileSystem(FileSystem fs, WriteRecord manifest) {
     super(fs);
     this.manifest = manifest;
     setConf(fs.getConf());
@@ -37,7 +37,8 @@ public final class RecordingFileSystem extends FilterFileSystem {
     return other == fs ? this : new RecordingFileSystem(other, manifest);
   }
 
-  public RunManifest manifest() {
+  /** Where the writes are recorded: the run's manifest. */
+  public WriteRecord manifest() {
     return manifest;
   }
 

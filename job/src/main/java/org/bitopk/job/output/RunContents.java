@@ -57,8 +57,8 @@ public final class RunContents {
   private final int checkpoints;
   private final boolean recordsRun;
 
-  RunContents(List<Path> own, List<String> foreign, List<String> changed, boolean runConfig, boolean finished, int checkpoints,
-      boolean recordsRun) {
+  private RunContents(List<Path> own, List<String> foreign, List<String> changed, boolean runConfig, boolean finished,
+      int checkpoints, boolean recordsRun) {
     this.own = List.copyOf(own);
     this.foreign = List.copyOf(foreign);
     this.changed = List.copyOf(changed);
@@ -72,7 +72,7 @@ public final class RunContents {
   public static RunContents of(FileSystem fs, Path dir) throws IOException {
     java.util.Optional<RunManifest> manifest = RunManifest.read(fs, dir);
     if (manifest.isPresent()) {
-      return ManifestContents.of(fs, dir, manifest.get());
+      return ofManifest(fs, dir, manifest.get());
     }
     // Read raw bytes: a hand-edited file's stale checksum side file must not make it unreadable here.
     Scan scan = new Scan(fs, RunDirectory.raw(fs));
@@ -84,7 +84,7 @@ public final class RunContents {
     for (Entry entry : entries) {
       String name = entry.name();
       boolean mine;
-      if (isSideFile(name) && entry.isFile()) {
+      if (SideFiles.isSideFile(name) && entry.isFile()) {
         continue;   // judged with the file it belongs to, below
       } else if (!entry.isFile() && !entry.isDirectory()) {
         mine = false;   // never followed, never read: a link may lead into anybody's files, a FIFO blocks
@@ -110,6 +110,16 @@ public final class RunContents {
     scan.topLevelSideFiles(entries);
     return new RunContents(scan.own, scan.foreign, List.of(), runConfig, finished, scan.checkpoints,
         scan.recordsRun);
+  }
+
+  /** Reads {@code dir} against its {@code manifest} ({@link ManifestContents}) without changing anything. */
+  private static RunContents ofManifest(FileSystem fs, Path dir, RunManifest manifest) throws IOException {
+    ManifestContents scan = ManifestContents.of(fs, dir, manifest);
+    boolean runConfig = scan.owns(RunDirectory.CONFIG)
+        && isRunConfig(RunDirectory.raw(fs), new Path(dir, RunDirectory.CONFIG));
+    boolean finished = runConfig && scan.owns(RunDirectory.SUCCESS);
+    return new RunContents(scan.own(), scan.foreign(), scan.changed(), runConfig, finished, scan.checkpoints(),
+        scan.recordsRun());
   }
 
   /** The first bytes of every checkpoint file (the checkpoint codec writes them). */
@@ -152,28 +162,6 @@ public final class RunContents {
     return recordsRun;
   }
 
-  /** How a message names an entry bitopk did not write: "notes/", "logs (a symbolic link)". */
-  static String foreignName(String name, DirectoryEntries.Kind kind) {
-    return switch (kind) {
-      case FILE -> name;
-      case DIRECTORY -> name + "/";
-      default -> name + " (" + kind.describe() + ")";
-    };
-  }
-
-  /** The name whose checksum side file {@code side} is. */
-  static String sideFileOf(String side) {
-    return side.substring(1, side.length() - ".crc".length());
-  }
-
-  /**
-   * Hadoop's checksum side file of another entry: {@code .<name>.crc}. It is bitopk's when its file is, or when
-   * its file is gone (Hadoop's local file system hides these, and one deleted beside it may stay behind).
-   */
-  static boolean isSideFile(String name) {
-    return name.startsWith(".") && name.endsWith(".crc") && name.length() > ".crc".length() + 1;
-  }
-
   /** The walk over one directory tree, collecting bitopk's entries and foreign ones. */
   private static final class Scan {
     final FileSystem fs;
@@ -192,7 +180,7 @@ public final class RunContents {
       if (mine) {
         own.add(entry.path());
       } else {
-        foreign.add(foreignName(entry.name(), entry.kind()));
+        foreign.add(entry.kind().nameInMessages(entry.name()));
       }
     }
 
@@ -209,7 +197,7 @@ public final class RunContents {
         if (!entry.isFile() && !entry.isDirectory()) {
           return false;
         }
-        if (isSideFile(child) && entry.isFile()) {
+        if (SideFiles.isSideFile(child) && entry.isFile()) {
           continue;
         }
         boolean mine = child.startsWith(AtomicFiles.TEMPORARY_PREFIX) && entry.isFile() || switch (name) {
@@ -248,7 +236,7 @@ public final class RunContents {
         }
         if (MODEL_FILES.contains(entry.name())) {
           files.add(entry.path());
-        } else if (!isSideFile(entry.name())) {
+        } else if (!SideFiles.isSideFile(entry.name())) {
           return false;
         }
       }
@@ -265,7 +253,7 @@ public final class RunContents {
       List<Path> files = new ArrayList<>();
       for (Entry entry : entries) {
         String name = entry.name();
-        if (isSideFile(name) && entry.isFile()) {
+        if (SideFiles.isSideFile(name) && entry.isFile()) {
           continue;
         }
         if (!entry.isFile() || !(CAPTURE_FILE.matcher(name).matches()
@@ -287,8 +275,8 @@ public final class RunContents {
       List<Path> sides = new ArrayList<>();
       for (Entry entry : entries) {
         String name = entry.name();
-        if (isSideFile(name) && entry.isFile()) {
-          String main = sideFileOf(name);
+        if (SideFiles.isSideFile(name) && entry.isFile()) {
+          String main = SideFiles.fileOf(name);
           if (!names.contains(main) && entries.stream().anyMatch(e -> e.name().equals(main))) {
             return false;
           }
@@ -304,8 +292,8 @@ public final class RunContents {
       List<String> mine = own.stream().map(Path::getName).toList();
       for (Entry entry : entries) {
         String name = entry.name();
-        if (isSideFile(name) && entry.isFile()) {
-          String main = sideFileOf(name);
+        if (SideFiles.isSideFile(name) && entry.isFile()) {
+          String main = SideFiles.fileOf(name);
           account(entry, mine.contains(main) || entries.stream().noneMatch(e -> e.name().equals(main)));
         }
       }

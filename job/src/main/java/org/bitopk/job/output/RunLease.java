@@ -71,6 +71,8 @@ public final class RunLease implements AutoCloseable {
   private volatile @Nullable String lost;
   /** The file system the run writes through once its manifest is open: records every entry it creates. */
   private volatile RecordingFileSystem recording;
+  /** The run's manifest {@link #recording} records into, once it is open. */
+  private volatile @Nullable RunManifest manifest;
   private boolean closed;
 
   private RunLease(FileSystem fs, Path directory, Optional<Path> createdRoot, LeaseHolder mine) {
@@ -166,13 +168,13 @@ public final class RunLease implements AutoCloseable {
   /** From now on, writes through {@link #fileSystem()} are recorded in {@code manifest}. */
   public void recordWritesIn(RunManifest manifest) {
     manifest.checkedBy(this::check);   // a run that lost the directory never rewrites the new holder's manifest
+    this.manifest = manifest;
     recording = new RecordingFileSystem(fs, manifest);
   }
 
   /** The run's manifest, once {@link #recordWritesIn} was called. */
   public Optional<RunManifest> manifest() {
-    RecordingFileSystem r = recording;
-    return r == null ? Optional.empty() : Optional.of(r.manifest());
+    return Optional.ofNullable(manifest);
   }
 
   /** This lease's holder record (run id, host, pid, times). */

@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * regular file of the recorded size. A symbolic link, a FIFO, socket or device, a file of another size or any
  * name the manifest lacks is someone else's.
  */
-public final class RunManifest {
+public final class RunManifest implements WriteRecord {
   public static final String FILE = "_bitopk.manifest";
   static final String DIRECTORY = "directory";
   static final String REGULAR = "file";
@@ -127,6 +127,7 @@ public final class RunManifest {
   }
 
   /** True when {@code found} is the entry recorded under {@code relative}, still as it was written. */
+  @Override
   public synchronized boolean matches(String relative, DirectoryEntries.Entry found) {
     Recorded r = entries.get(relative);
     return isKindRecorded(relative, found) && (r.kind().equals(DIRECTORY) || r.size() == WRITING
@@ -143,6 +144,7 @@ public final class RunManifest {
   }
 
   /** Records a directory about to be created. */
+  @Override
   public synchronized void directory(String relative) throws IOException {
     Recorded r = entries.get(relative);
     if (r == null || !r.kind().equals(DIRECTORY)) {
@@ -152,6 +154,7 @@ public final class RunManifest {
   }
 
   /** Records a file about to be created or appended to (its size is unknown until {@link #written}). */
+  @Override
   public synchronized void writing(String relative) throws IOException {
     Recorded r = entries.get(relative);
     if (r == null || r.size() != WRITING || !r.kind().equals(REGULAR) || r.grows()) {
@@ -161,6 +164,7 @@ public final class RunManifest {
   }
 
   /** Records a file the run appends to from now on (any size until {@link #written}, then at least that). */
+  @Override
   public synchronized void growing(String relative) throws IOException {
     Recorded r = entries.get(relative);
     if (r == null || r.size() != WRITING || !r.grows()) {
@@ -170,6 +174,7 @@ public final class RunManifest {
   }
 
   /** Records a file's size once it is written and closed. */
+  @Override
   public synchronized void written(String relative, long size) throws IOException {
     Recorded r = entries.get(relative);
     entries.put(relative, new Recorded(relative, REGULAR, size, r != null && r.grows()));
@@ -177,6 +182,7 @@ public final class RunManifest {
   }
 
   /** Moves the entry of {@code from} (and of everything under it) to {@code to} after a rename. */
+  @Override
   public synchronized void moved(String from, String to) throws IOException {
     Map<String, Recorded> moved = new TreeMap<>();
     for (Recorded r : List.copyOf(entries.values())) {
@@ -191,6 +197,7 @@ public final class RunManifest {
   }
 
   /** Forgets {@code relative} and everything under it, once removed. */
+  @Override
   public synchronized void removed(String relative) throws IOException {
     if (entries.keySet().removeIf(p -> p.equals(relative) || p.startsWith(relative + "/"))) {
       save();
@@ -198,23 +205,17 @@ public final class RunManifest {
   }
 
   /**
-   * The manifest a run records its writes in once it holds the directory's lease (and {@code --overwrite}
-   * removed the old run): a resumed run keeps its own; otherwise a new one for {@code run}, naming what bitopk
-   * wrote there and stays (logs of a start that failed, the files of a run resumed that was written before
-   * manifests existed).
+   * A new manifest of run {@code run} in {@code root} naming the entries of {@code staying} that bitopk wrote
+   * there and that stay (logs of a start that failed, the files of a run written before manifests existed),
+   * written now (replacing any earlier one).
    */
-  public static RunManifest claim(FileSystem fs, Path dir, String run, boolean resume) throws IOException {
-    Optional<RunManifest> existing = read(fs, dir);
-    if (resume && existing.isPresent()) {
-      return existing.get();
-    }
-    RunContents staying = RunContents.of(fs, dir);
-    RunManifest manifest = new RunManifest(fs, dir, run);
-    for (Path path : staying.own()) {
+  static RunManifest naming(FileSystem fs, Path root, String run, List<Path> staying) throws IOException {
+    RunManifest manifest = new RunManifest(fs, root, run);
+    for (Path path : staying) {
       String relative = manifest.relative(path);
       DirectoryEntries.Entry e = DirectoryEntries.at(fs, path);
       if (relative != null && !relative.isEmpty() && e != null && !relative.equals(RunLease.FILE)
-          && !RunContents.isSideFile(e.name())) {
+          && !SideFiles.isSideFile(e.name())) {
         manifest.entries.put(relative, new Recorded(relative, e.isDirectory() ? DIRECTORY : REGULAR,
             e.isDirectory() ? 0 : e.size(), relative.startsWith(RunDirectory.METRICS + "/")
             || relative.startsWith(RunDirectory.LOGS + "/")));
@@ -225,6 +226,7 @@ public final class RunManifest {
   }
 
   /** {@code path} relative to the run directory, "" for the directory itself, null when outside it. */
+  @Override
   public @Nullable String relative(Path path) {
     String rootPath = root.toUri().getPath();
     String p = fs.makeQualified(path).toUri().getPath();

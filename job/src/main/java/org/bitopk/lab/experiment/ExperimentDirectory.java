@@ -18,6 +18,7 @@ import org.bitopk.job.output.DirectoryEntries;
 import org.bitopk.job.output.MachineEnvironment;
 import org.bitopk.job.output.RecordingFileSystem;
 import org.bitopk.job.output.RunManifest;
+import org.bitopk.job.output.WriteRecord;
 
 /**
  * The files an experiment writes beside its points' run directories (grid.json, results.csv, results.md, the
@@ -95,7 +96,7 @@ final class ExperimentDirectory {
 
   /** Writes {@code name} in {@code dir} with {@code write}, recording it when {@code fs} records. */
   static void recorded(FileSystem fs, Path dir, String name, Runnable write) throws IOException {
-    Optional<RunManifest> manifest = fs instanceof RecordingFileSystem r ? Optional.of(r.manifest())
+    Optional<WriteRecord> manifest = fs instanceof RecordingFileSystem r ? Optional.of(r.manifest())
         : Optional.empty();
     if (manifest.isPresent()) {
       manifest.get().writing(name);
