@@ -1,7 +1,6 @@
 package org.bitopk.job.table;
 
 import java.util.Arrays;
-import java.util.List;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
@@ -30,35 +29,12 @@ import org.jspecify.annotations.Nullable;
  * examples in file order gives the shards of the file, value for value.
  */
 public final class TableData implements AutoCloseable {
-  private final JavaRDD<WorkerShard> shards;
-  private final JavaRDD<LabeledImages> test;
-  private final List<Broadcast<?>> broadcasts;
-  private final int workers;
-  private final int[] shape;
-  private final LabelIndex labels;
-  private final FeatureNormalization normalization;
-  private final long rows;
-  private final long testRows;
-  private final boolean testHeldOut;
-  private final long droppedRows;
-  private final int[] shardSizes;
-  private final String features;
+  /** What the build made; this class reads it out and releases it. */
+  private final TableBuild.Built built;
   private boolean closed;
 
   private TableData(TableBuild.Built built) {
-    this.shards = built.shards();
-    this.test = built.test();
-    this.broadcasts = built.broadcasts();
-    this.workers = built.workers();
-    this.shape = built.shape();
-    this.labels = built.labels();
-    this.normalization = built.normalization();
-    this.rows = built.rows();
-    this.testRows = built.testRows();
-    this.testHeldOut = built.testHeldOut();
-    this.droppedRows = built.droppedRows();
-    this.shardSizes = built.shardSizes();
-    this.features = built.features();
+    this.built = built;
   }
 
   public static Builder builder() {
@@ -67,65 +43,65 @@ public final class TableData implements AutoCloseable {
 
   /** Cached, exactly one partition per worker; partition i holds worker i's shard. */
   public JavaRDD<WorkerShard> shards() {
-    return shards;
+    return built.shards();
   }
 
   /** Cached test examples, normalised like the training examples, in blocks (one per source partition). */
   public JavaRDD<LabeledImages> test() {
-    return test;
+    return built.test();
   }
 
   public int workers() {
-    return workers;
+    return built.workers();
   }
 
   public int channels() {
-    return shape[0];
+    return built.shape()[0];
   }
 
   public int height() {
-    return shape[1];
+    return built.shape()[1];
   }
 
   public int width() {
-    return shape[2];
+    return built.shape()[2];
   }
 
   public LabelIndex labels() {
-    return labels;
+    return built.labels();
   }
 
   public FeatureNormalization normalization() {
-    return normalization;
+    return built.normalization();
   }
 
   /** Rows of the training table (including those held out by a test fraction). */
   public long rows() {
-    return rows;
+    return built.rows();
   }
 
   public long testRows() {
-    return testRows;
+    return built.testRows();
   }
 
   /** Rows of the training table that are not held out for testing (all of them with a test table). */
   public long trainRows() {
-    return testHeldOut ? rows - testRows : rows;
+    return built.testHeldOut() ? built.rows() - built.testRows() : built.rows();
   }
 
   /** Training rows left out so that every worker has equally many (IID) or 2 equal shards (non-IID). */
   public long droppedRows() {
-    return droppedRows;
+    return built.droppedRows();
   }
 
   /** Examples of each worker's shard. */
   public int[] shardSizes() {
-    return shardSizes.clone();
+    return built.shardSizes().clone();
   }
 
   /** The feature columns, for the record. */
   public String features() {
-    return features;
+    return built.features();
   }
 
   /** Uncaches the shards and the test set and destroys the broadcasts; a second call does nothing. */
@@ -135,9 +111,9 @@ public final class TableData implements AutoCloseable {
       return;
     }
     closed = true;
-    shards.unpersist(false);
-    test.unpersist(false);
-    for (Broadcast<?> b : broadcasts) {
+    built.shards().unpersist(false);
+    built.test().unpersist(false);
+    for (Broadcast<?> b : built.broadcasts()) {
       b.destroy();
     }
   }
