@@ -14,15 +14,18 @@ import org.jspecify.annotations.Nullable;
  * The worker groups' RDD, kept spread over the executors as they come and go. Before each round
  * ({@link #beforeRound}) the driver looks at the active executors ({@link LiveExecutors}); when they are not
  * those the groups are on (one registered, was lost, or is being decommissioned) the groups are placed again
- * ({@link GroupPlacement#rebalanced}: ⌊S/E⌋ or ⌈S/E⌉ per executor, as few moves as possible), a new grouped RDD
- * is built there (each group's block cut from the data set's files on its executor, as after a loss), and the
- * moved workers' states go with them: taken from an executor still active with a job of the moving groups' tasks,
- * or, from an executor that is leaving, as it handed them over while stopping ({@link StateHandover}). A moved
- * state is installed as the state before the round, as a resumed run's is, so a planned move changes no bit of
- * the run. A worker whose state is nowhere current (its executor crashed) starts afresh where it lands, and its
- * task reports the lost residual. When nothing leaves (an executor joined), the new placement's groups are first
- * built in the background, each where it is to be ({@link GroupsInPreparation}), and the states move at the first
- * boundary after that; a leaving executor's groups move at once.
+ * ({@link GroupPlacement#rebalanced}: ⌊S/E⌋ or ⌈S/E⌉ per executor, as few moves as possible) and the moved
+ * workers' states go with them, with no Spark job of their own: they reach the driver in the results of the round
+ * before the move (the departing workers' tasks add them to their reports, {@link #departing}) or, from an
+ * executor that is leaving, as it handed them over while stopping ({@link StateHandover}); and they reach their
+ * new executor inside the move's round's own tasks, each in the partition of its group's task, installed before
+ * the step as a resumed run's are ({@link ArrivingStates}), so a planned move changes no bit of the run. A worker
+ * whose state is nowhere current (its executor crashed) starts afresh where it lands, and its task reports the
+ * lost residual. When nothing leaves (an executor joined), the new placement's groups are first built in the
+ * background, each where it is to be ({@link GroupsInPreparation}); once they are, the next round's tasks of the
+ * moving groups return their states and the round after it runs on the new placement. A leaving executor's groups
+ * move at once, their blocks built by the move's round itself where its tasks run (a moving one cut from the files,
+ * or fetched from the leaving executor while it still has it).
  */
 final class ElasticGroups<S> {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ElasticGroups.class);
@@ -36,41 +39,76 @@ final class ElasticGroups<S> {
     static final Move NONE = new Move(0, 0, 0, 0);
   }
 
+  /** A placement built where it is to be, waiting for the states its moving groups' tasks return this round. */
+  private record Ready<S>(GroupPlacement target, JavaRDD<S> rdd) {}
+
   private final JavaRDD<S> shards;
   private final int groups;
   private final String runId;
   private final ObjectiveFactory<S> factory;
   private final UplinkSettings uplink;
   private final LiveExecutors executors;
+  private final ExecutorArrivals arrivals;
   private GroupPlacement placement;
   private JavaRDD<S> rdd;
   /** The placement being built in the background, if one is. */
   private Optional<GroupsInPreparation<S>> preparing = Optional.empty();
-  /** The round about to run or running: an executor's registration is logged with it. */
-  private volatile int round;
-  /** Logs each executor's registration with the round then running: rounds until it works = move's round − it. */
-  private final org.apache.spark.scheduler.SparkListener registrations = new org.apache.spark.scheduler.SparkListener() {
-    @Override
-    public void onExecutorAdded(org.apache.spark.scheduler.SparkListenerExecutorAdded added) {
-      LOG.info("executor {} on {} registered during round {}", added.executorId(), added.executorInfo().executorHost(),
-          round);
-    }
-  };
+  /** The placement built, to move to at the next boundary. */
+  private Optional<Ready<S>> ready = Optional.empty();
+  /** The RDD the groups left, dropped once the round after the move has read through it. */
+  private Optional<JavaRDD<S>> retired = Optional.empty();
+  /** The workers whose reports carry their state this round. */
+  private int[] departing = new int[0];
+  /** The states the previous round's reports carried, by worker: each the state after that round. */
+  private Map<Integer, WorkerMemory> carried = Map.of();
+  /** This round's states for the moved groups' tasks to install, by group. */
+  private Map<Integer, List<WorkerMemory>> arriving = Map.of();
+  private int round;
 
-  ElasticGroups(JavaRDD<S> shards, int groups, String runId, ObjectiveFactory<S> factory, UplinkSettings uplink) {
+  ElasticGroups(JavaRDD<S> shards, int groups, String runId, ObjectiveFactory<S> factory, UplinkSettings uplink,
+      int firstRound) {
     this.shards = shards;
     this.groups = groups;
     this.runId = runId;
     this.factory = factory;
     this.uplink = uplink;
     this.executors = new LiveExecutors(shards.context());
+    this.arrivals = new ExecutorArrivals(shards.context(), firstRound);
     this.placement = GroupPlacement.ofRegisteredExecutors(shards.context());
     this.rdd = WorkerGroups.group(shards, groups, placement);
-    shards.context().addSparkListener(registrations);
   }
 
+  /** The groups' RDD as placed now (cached, one block per group). */
   JavaRDD<S> rdd() {
     return rdd;
+  }
+
+  /** The RDD of this round's job: the groups', with the moved workers' states in their tasks' partitions. */
+  JavaRDD<S> roundRdd() {
+    return arriving.isEmpty() ? rdd : ArrivingStates.of(rdd, runId, factory, uplink, round, arriving);
+  }
+
+  /** The workers, in increasing order, whose tasks this round return their state with their report. */
+  int[] departing() {
+    return departing.clone();
+  }
+
+  /**
+   * Keeps the states the round's reports carry (the driver's accepted attempts') for the next boundary; returns
+   * the executors that registered during the run and worked for the first time this round.
+   */
+  List<ExecutorArrivals.FirstWork> afterRound(int t, List<WorkerReport> reports) {
+    Map<Integer, WorkerMemory> states = new java.util.HashMap<>();
+    Set<String> ran = new java.util.LinkedHashSet<>();
+    for (WorkerReport r : reports) {
+      if (r.departing != null) {
+        states.put(r.workerId, r.departing);
+      }
+      ran.add(r.executor);
+    }
+    carried = states;
+    arriving = Map.of();
+    return shards.context().isLocal() ? List.of() : arrivals.firstWork(t, ran);
   }
 
   /**
@@ -81,11 +119,18 @@ final class ElasticGroups<S> {
    */
   Move beforeRound(int t, long[] acceptedTokens, @Nullable String[] holders) {
     round = t;
+    arrivals.roundStarts(t);
+    retired.ifPresent(r -> r.unpersist(false));   // the round after the move has read through it
+    retired = Optional.empty();
+    departing = new int[0];
+    Map<Integer, WorkerMemory> returned = carried;
+    carried = Map.of();
     if (shards.context().isLocal()) {
       return Move.NONE;
     }
     List<LiveExecutors.Executor> live = executors.active();
     if (live.isEmpty()) {
+      dropReady();
       return Move.NONE;   // nothing to move to: the round waits for Spark to bring executors back
     }
     List<String> liveLocations = live.stream().map(LiveExecutors.Executor::location).toList();
@@ -105,13 +150,20 @@ final class ElasticGroups<S> {
     }
     if (moving.isEmpty()) {
       dropPreparation();
+      dropReady();
       return Move.NONE;
     }
-    Optional<JavaRDD<S>> prepared = Optional.empty();
-    if (moving.stream().allMatch(g -> onLive.get(g) != null)) {
+    if (ready.isPresent() && !ready.get().target().assignment().equals(target.assignment())) {
+      dropReady();
+    }
+    JavaRDD<S> next;
+    if (ready.isPresent()) {
+      next = ready.get().rdd();
+      ready = Optional.empty();
+    } else if (moving.stream().allMatch(g -> onLive.get(g) != null)) {
       // nothing leaves, an executor is to be filled: its groups are built there in the background while the
-      // rounds go on where they are, and move once built, so that the move costs the states' transfer, not the
-      // new executor's first tasks
+      // rounds go on where they are, so that the move costs the states' transfer, not the new executor's first
+      // tasks; once built, this round's tasks of the moving groups return their states and the next round moves
       if (preparing.isEmpty() || !preparing.get().isFor(target)) {
         dropPreparation();
         preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, t));
@@ -119,23 +171,30 @@ final class ElasticGroups<S> {
       if (!preparing.get().isDone()) {
         return Move.NONE;
       }
-      prepared = preparing.get().take(t);
+      Optional<JavaRDD<S>> prepared = preparing.get().take(t);
       preparing = Optional.empty();
-      if (prepared.isEmpty()) {
-        return Move.NONE;
+      if (prepared.isPresent()) {
+        ready = Optional.of(new Ready<>(target, prepared.get()));
+        departing = workersOf(moving, acceptedTokens.length);
+        LOG.info("round {}: the moving groups' tasks return their workers' states; the groups move before round {}",
+            t, t + 1);
       }
+      return Move.NONE;
     } else {
       dropPreparation();   // a leaving executor's groups move now
+      next = WorkerGroups.moved(rdd, target);
     }
     long start = System.nanoTime();
-    Map<Integer, WorkerMemory> found = statesOf(moving, onLive, current, t, acceptedTokens);
-    JavaRDD<S> previous = rdd;
-    rdd = prepared.isPresent() ? prepared.get() : WorkerGroups.regroup(shards, groups, target);
+    Map<Integer, WorkerMemory> found = statesOf(moving, onLive, current, t, acceptedTokens, returned);
+    if (rdd != shards) {
+      retired = Optional.of(rdd);
+    }
+    rdd = next;
     placement = target;
     long bytes = 0;
     int workers = 0;
     int notFound = 0;
-    Map<Integer, List<WorkerMemory>> restoring = new java.util.LinkedHashMap<>();
+    Map<Integer, List<WorkerMemory>> installing = new java.util.LinkedHashMap<>();
     for (int g : moving) {
       List<WorkerMemory> memories = new ArrayList<>();
       for (int w = first(g, acceptedTokens.length); w < first(g + 1, acceptedTokens.length); w++) {
@@ -151,48 +210,50 @@ final class ElasticGroups<S> {
         holders[w] = null;
       }
       if (!memories.isEmpty()) {
-        restoring.put(g, memories);
+        installing.put(g, memories);
       }
     }
-    restore(restoring, t);
-    if (previous != shards) {
-      previous.unpersist(false);
-    }
+    arriving = installing;
     Move move = new Move(workers, bytes, (System.nanoTime() - start) / 1e6, notFound);
-    LOG.info("round {}: {} group(s) placed again on {} executor(s): {} worker state(s) moved ({} bytes) in {} ms, "
-        + "{} not found", t, moving.size(), live.size(), workers - notFound, bytes, Math.round(move.millis()),
-        notFound);
+    LOG.info("round {}: {} group(s) placed again on {} executor(s): {} worker state(s) moved ({} bytes) with the "
+        + "round's tasks, {} not found", t, moving.size(), live.size(), workers - notFound, bytes, notFound);
     return move;
   }
 
-  /**
-   * Installs each group's states on its executor, one job per group (each task carries its own group's states
-   * only), the jobs submitted side by side: their tasks run at once in the executors' free slots.
-   */
-  private void restore(Map<Integer, List<WorkerMemory>> memoriesByGroup, int t) {
-    List<java.util.concurrent.CompletableFuture<Void>> jobs = new ArrayList<>();
-    for (Map.Entry<Integer, List<WorkerMemory>> group : memoriesByGroup.entrySet()) {
-      jobs.add(DriverThread.start("bitopk-restore-group-" + group.getKey(), () ->
-          WorkerMemories.restoreGroup(rdd, group.getKey(), runId, factory, uplink, group.getValue(), t)));
-    }
-    for (java.util.concurrent.CompletableFuture<Void> job : jobs) {
-      try {
-        job.join();
-      } catch (java.util.concurrent.CompletionException e) {
-        if (e.getCause() instanceof RuntimeException r) {
-          throw r;
-        }
-        throw e;
+  /** The workers of {@code groups}, in increasing order. */
+  private int[] workersOf(List<Integer> moving, int workers) {
+    List<Integer> out = new ArrayList<>();
+    for (int g : moving) {
+      for (int w = first(g, workers); w < first(g + 1, workers); w++) {
+        out.add(w);
       }
     }
+    return out.stream().mapToInt(Integer::intValue).toArray();
   }
 
-  /** The current states of the moving groups' workers, by worker: from active executors, else handed over. */
+  /**
+   * The current states of the moving groups' workers, by worker: those the previous round's reports returned,
+   * else from active executors (a job of the groups' tasks, when a placement changed after the states were asked
+   * for), else handed over.
+   */
   private Map<Integer, WorkerMemory> statesOf(List<Integer> moving, List<String> onLive, List<String> current,
-      int t, long[] acceptedTokens) {
+      int t, long[] acceptedTokens, Map<Integer, WorkerMemory> returned) {
     int workers = acceptedTokens.length;
     Map<Integer, WorkerMemory> found = new java.util.HashMap<>();
-    List<Integer> fromLive = moving.stream().filter(g -> onLive.get(g) != null).toList();
+    List<Integer> fromLive = new ArrayList<>();
+    for (int g : moving) {
+      boolean all = true;
+      for (int w = first(g, workers); w < first(g + 1, workers); w++) {
+        WorkerMemory m = returned.get(w);
+        if (m != null) {
+          found.put(w, m);
+        }
+        all &= m != null;
+      }
+      if (!all && onLive.get(g) != null) {
+        fromLive.add(g);
+      }
+    }
     if (!fromLive.isEmpty()) {
       for (WorkerMemory m : WorkerMemories.collectGroups(rdd, fromLive, runId, factory, t, acceptedTokens)) {
         if (m.residual() != null || m.compressorState() != null) {
@@ -205,7 +266,9 @@ final class ElasticGroups<S> {
     for (int g : moving) {
       if (onLive.get(g) == null) {
         for (int w = first(g, workers); w < first(g + 1, workers); w++) {
-          leaving.add(w);
+          if (!found.containsKey(w)) {
+            leaving.add(w);
+          }
         }
         leavingExecutors.add(current.get(g));
       }
@@ -269,10 +332,17 @@ final class ElasticGroups<S> {
     preparing = Optional.empty();
   }
 
-  /** Drops the grouped RDD (not the problem's own shards) and any placement being built. */
+  private void dropReady() {
+    ready.ifPresent(r -> r.rdd().unpersist(false));
+    ready = Optional.empty();
+  }
+
+  /** Drops the grouped RDD (not the problem's own shards) and any placement being built or built. */
   void release() {
-    shards.context().removeSparkListener(registrations);
+    arrivals.release();
     dropPreparation();
+    dropReady();
+    retired.ifPresent(r -> r.unpersist(false));
     if (rdd != shards) {
       rdd.unpersist(false);
     }

@@ -53,6 +53,7 @@ final class GroupsInPreparation<S> {
     String jobGroup = "bitopk-placement-" + runId;
     SparkContext sc = grouped.context();
     CompletableFuture<Void> built = DriverThread.start("bitopk-group-placement", () -> {
+      sc.setLocalProperty(RoundJob.ROUND_PROPERTY, null);   // inherited from the round that started it
       sc.setJobGroup(jobGroup, "worker groups built where they are to be", true);
       try {
         WorkerGroups.build(rdd, target, moving);   // first: their executors' slots are free

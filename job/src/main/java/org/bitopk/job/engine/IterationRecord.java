@@ -3,6 +3,7 @@ package org.bitopk.job.engine;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import org.bitopk.job.problem.Evaluation;
@@ -17,8 +18,11 @@ import org.jspecify.annotations.Nullable;
  * payload times P, plus a dense snapshot for every replica that reloaded one. {@code down_nnz} counts the
  * coordinates the downlink selected, {@code down_stats} the running statistics sent densely beside them.
  * {@code moved_workers} counts the workers whose groups were placed on another executor before the round
- * ({@link ElasticGroups}), {@code moved_bytes} the bytes of the states that went with them, {@code time_move_ms}
- * the time it took (part of the round's total). {@code test_loss} and {@code test_accuracy} are present only on a round after which the test set was evaluated
+ * ({@link ElasticGroups}), {@code moved_bytes} the bytes of the states that went with them (inside the round's
+ * tasks), {@code time_move_ms} the driver's own part of the move before the round's job (part of the round's
+ * total). {@code rounds_to_work}, only on a round that is the first with work of executors that registered
+ * during the run, gives each such executor's rounds from its registration ({@link ExecutorArrivals}).
+ * {@code test_loss} and {@code test_accuracy} are present only on a round after which the test set was evaluated
  * inside an epoch ({@link EvaluationCadence}): of the model after the round's update, x_{t+1}.
  */
 @JsonPropertyOrder(alphabetic = false)
@@ -53,6 +57,7 @@ public record IterationRecord(
     @JsonProperty("moved_workers") int movedWorkers,
     @JsonProperty("moved_bytes") long movedBytes,
     @JsonProperty("time_move_ms") double timeMoveMs,
+    @JsonProperty("rounds_to_work") @Nullable List<Integer> roundsToWork,
     @JsonProperty("time_gradient_ms") double timeGradientMs,
     @JsonProperty("time_compress_ms") double timeCompressMs,
     @JsonProperty("time_catchup_ms") double timeCatchupMs,
@@ -69,8 +74,8 @@ public record IterationRecord(
 
   /** The record of round t from its parts. */
   static IterationRecord of(String runId, RunPlan plan, int t, double lr, RoundStatistics workers,
-      ServerAggregator.Round server, RunCounters round, OptionalDouble gap, ElasticGroups.Move move, Times times,
-      Optional<Evaluation> evaluation) {
+      ServerAggregator.Round server, RunCounters round, OptionalDouble gap, ElasticGroups.Move move,
+      List<ExecutorArrivals.FirstWork> firstWork, Times times, Optional<Evaluation> evaluation) {
     return new IterationRecord(runId, plan.mode(), plan.workers(), plan.tasks(), t, t / plan.roundsPerEpoch() + 1,
         workers.meanLoss(), lr, workers.upBytes(), round.downBytes(), round.downDeliveredBytes(), server.upNnz(),
         server.downNnz(), server.statistics(), server.aggregateNnz(), plan.uplink().targetK(),
@@ -78,6 +83,7 @@ public record IterationRecord(
         boxed(server.xi()), boxed(gap),
         workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack(),
         move.workers(), move.bytes(), move.millis(),
+        firstWork.isEmpty() ? null : firstWork.stream().map(ExecutorArrivals.FirstWork::rounds).toList(),
         workers.gradientMs(), workers.compressMs(), workers.catchUpMs(), times.jobMs(), workers.taskPathMs(),
         times.aggregateMs(), times.broadcastMs(), times.totalMs(),
         evaluation.map(Evaluation::loss).orElse(null),

@@ -9,6 +9,12 @@ import scala.reflect.ClassTag$;
 
 /** A round's Spark job over the worker groups, and the checks of what it returned. */
 final class RoundJob {
+  /**
+   * The Spark local property that names the round t of every job the round waits for (its own and any its
+   * boundary runs), in Spark's event log and UI; the background building of groups carries none.
+   */
+  static final String ROUND_PROPERTY = "bitopk.round";
+
   private RoundJob() {}
 
   /** The round's Spark job: one report per worker, in worker order, all of round t. */

@@ -47,6 +47,21 @@ final class RunState implements Replica.DecodedUpdates {
   }
 
   /**
+   * Drops the states whose last round is before {@code round}: no attempt of a later round can use them (every
+   * worker takes every round), so they are those of workers that moved to another executor.
+   */
+  void forgetWorkersBefore(int round) {
+    for (int worker : workerIds()) {
+      synchronized (lock(worker)) {
+        WorkerState state = workers.get(worker);
+        if (state != null && state.round() < round) {
+          workers.remove(worker);
+        }
+      }
+    }
+  }
+
+  /**
    * The worker's lock: held from checking its state to committing the round, so that two attempts of one
    * round on this executor (a retry beside a slow original) take turns instead of corrupting each other.
    */

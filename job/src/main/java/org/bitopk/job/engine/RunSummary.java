@@ -8,6 +8,8 @@ package org.bitopk.job.engine;
  * @param denseDownBytes what dense SGD would have broadcast (4d per round, one payload)
  * @param pace the rounds' times: median, and how soon the run reached it
  * @param movedWorkers workers placed on another executor during the run, their state moved with them
+ * @param roundsToWork per executor that registered during the run and worked, in the order they first worked,
+ *     the rounds from its registration to its first round with work ({@link ExecutorArrivals})
  */
 public record RunSummary(
     String runId,
@@ -27,7 +29,12 @@ public record RunSummary(
     long denseUpBytes,
     long denseDownBytes,
     SteadyPace pace,
-    long movedWorkers) {
+    long movedWorkers,
+    java.util.List<Integer> roundsToWork) {
+
+  public RunSummary {
+    roundsToWork = java.util.List.copyOf(roundsToWork);
+  }
 
   public double medianIterationMs() {
     return pace.steadyPaceMs();

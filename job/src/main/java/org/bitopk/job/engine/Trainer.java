@@ -54,6 +54,8 @@ public final class Trainer<S> {
   private ElasticGroups<S> elastic;
   /** Workers whose state moved to another executor so far. */
   private long movedWorkers;
+  /** Per executor that registered during the run and has worked, the rounds from its registration to its work. */
+  private final List<Integer> roundsToWork = new ArrayList<>();
   private float[] master;
   private ServerAggregator server;
   private int iteration;
@@ -124,7 +126,7 @@ public final class Trainer<S> {
     faults = injectedFaults.orElseGet(() -> FaultInjector.of(sc.getConf()));
     factory = problem.objectiveFactory();
     int t0 = start(factory.dimension());
-    elastic = new ElasticGroups<>(problem.shards(), plan.tasks(), runId, factory, plan.uplink());
+    elastic = new ElasticGroups<>(problem.shards(), plan.tasks(), runId, factory, plan.uplink(), t0);
     long started = System.nanoTime();
     long total = plan.totalRounds();
     Progress progress = new Progress(t0, total);
@@ -242,14 +244,24 @@ public final class Trainer<S> {
    */
   private IterationRecord round(int t, DownlinkWindow window) {
     long start = System.nanoTime();
-    ElasticGroups.Move move = elastic.beforeRound(t, acceptedTokens, holders);
-    movedWorkers += move.workers();
+    sc.setLocalProperty(RoundJob.ROUND_PROPERTY, Integer.toString(t));
+    ElasticGroups.Move move;
+    List<WorkerReport> reports;
+    long jobStart;
     double lr = plan.learningRate(t / plan.roundsPerEpoch());
     RoundSettings settings = settings(t, lr);
-    WorkerTask<S> task = task(settings, window.view(t));
-    long jobStart = System.nanoTime();
-    List<WorkerReport> reports = RoundJob.run(elastic.rdd(), task, plan, t, lr);
+    try {
+      move = elastic.beforeRound(t, acceptedTokens, holders);
+      WorkerTask<S> task = task(settings, window.view(t), elastic.departing());
+      jobStart = System.nanoTime();
+      reports = RoundJob.run(elastic.roundRdd(), task, plan, t, lr);
+    } finally {
+      sc.setLocalProperty(RoundJob.ROUND_PROPERTY, null);
+    }
     long jobEnd = System.nanoTime();
+    movedWorkers += move.workers();
+    List<ExecutorArrivals.FirstWork> firstWork = elastic.afterRound(t, reports);
+    firstWork.forEach(arrived -> roundsToWork.add(arrived.rounds()));
     inspect(t, settings, reports);
     OptionalDouble gap = problem.optimalityGap(server.centralModel(master));   // at x_t
     ServerAggregator.Round aggregate = aggregate(reports, settings);
@@ -261,8 +273,9 @@ public final class Trainer<S> {
     // after the round's clock: an evaluation is no part of the round's time
     Optional<Evaluation> evaluation = plan.evaluatesWithinEpochAfter(t)
         ? Optional.of(problem.evaluate(server.centralModel(master))) : Optional.empty();
-    return record(t, lr, reports, aggregate, gap, move, new IterationRecord.Times((jobEnd - jobStart) / 1e6,
-        (aggregated - jobEnd) / 1e6, (published - aggregated) / 1e6, (published - start) / 1e6), evaluation);
+    return record(t, lr, reports, aggregate, gap, move, firstWork, new IterationRecord.Times(
+        (jobEnd - jobStart) / 1e6, (aggregated - jobEnd) / 1e6, (published - aggregated) / 1e6,
+        (published - start) / 1e6), evaluation);
   }
 
   private RoundSettings settings(int t, double lr) {
@@ -272,9 +285,9 @@ public final class Trainer<S> {
   }
 
   /** The round's task: settings and broadcast handles only (see {@link WorkerTask}). */
-  private WorkerTask<S> task(RoundSettings settings, DownlinkView downlink) {
+  private WorkerTask<S> task(RoundSettings settings, DownlinkView downlink, int[] departing) {
     return new WorkerTask<>(runId, settings, factory, plan.uplink(), downlink, acceptedTokens.clone(),
-        new StateLocations(holders, aliveExecutors(), plan.speculationDeferMillis()), faults);
+        new StateLocations(holders, aliveExecutors(), plan.speculationDeferMillis()), faults, departing);
   }
 
   /** The replicas' consistency check and the capture of c_i, in the rounds that have them. */
@@ -309,7 +322,8 @@ public final class Trainer<S> {
 
   /** The round's record, its counters added to the run's. */
   private IterationRecord record(int t, double lr, List<WorkerReport> reports, ServerAggregator.Round aggregate,
-      OptionalDouble gap, ElasticGroups.Move move, IterationRecord.Times times, Optional<Evaluation> evaluation) {
+      OptionalDouble gap, ElasticGroups.Move move, List<ExecutorArrivals.FirstWork> firstWork,
+      IterationRecord.Times times, Optional<Evaluation> evaluation) {
     RoundStatistics workers = RoundStatistics.of(reports, plan.tasks(), sc.defaultParallelism());
     if (workers.rejectedStarts() > 0) {
       LOG.warn("round {}: {} new replica(s) built an x_0 whose checksum is not the driver's (another model file or "
@@ -321,7 +335,8 @@ public final class Trainer<S> {
         payload * plan.workers() + (long) workers.replicaResyncs() * Float.BYTES * master.length,
         workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack());
     counters = counters.plus(round);
-    return IterationRecord.of(runId, plan, t, lr, workers, aggregate, round, gap, move, times, evaluation);
+    return IterationRecord.of(runId, plan, t, lr, workers, aggregate, round, gap, move, firstWork, times,
+        evaluation);
   }
 
   /** Hands round t's accepted c_i to the capture. */
@@ -371,7 +386,7 @@ public final class Trainer<S> {
         last == null ? null : last.accuracy(),
         finalGap.isPresent() ? Double.valueOf(finalGap.getAsDouble()) : progress.lastGap, counters,
         total * plan.workers() * 4L * d, total * 4L * d,
-        SteadyPace.of(progress.iterationMs, progress.roundsRun), movedWorkers);
+        SteadyPace.of(progress.iterationMs, progress.roundsRun), movedWorkers, List.copyOf(roundsToWork));
   }
 
   private void verifyReplicas(int t, List<WorkerReport> reports) {

@@ -54,9 +54,7 @@ final class WorkerMemories {
   private static WorkerMemory current(RunState run, int worker, int doneRounds, long[] acceptedTokens) {
     WorkerState state = run.worker(worker);
     boolean current = state != null && state.round() == doneRounds - 1 && state.token() == acceptedTokens[worker];
-    return current
-        ? new WorkerMemory(worker, state.memory.memory(), state.velocity(), state.compressor.saveState())
-        : WorkerMemory.notCollected(worker);
+    return current ? state.saved(worker) : WorkerMemory.notCollected(worker);
   }
 
   /**
@@ -90,7 +88,8 @@ final class WorkerMemories {
 
   /**
    * The current memories of the workers of groups {@code partitions} (a job of those groups' tasks alone, run
-   * where their blocks are): what a re-placement moves. A worker without a current state is
+   * where their blocks are): what a re-placement moves when the round before it did not return them (the
+   * placement changed after it asked for them). A worker without a current state is
    * {@link WorkerMemory#notCollected}.
    */
   static <S> List<WorkerMemory> collectGroups(JavaRDD<S> groups, List<Integer> partitions, String runId,
@@ -106,16 +105,6 @@ final class WorkerMemories {
     }
     found.sort(Comparator.comparingInt(WorkerMemory::worker));
     return found;
-  }
-
-  /**
-   * Installs {@code memories} (of the workers of group {@code partition}) on the executor that holds the group's
-   * block, as the state before round {@code firstRound}; the task carries them, no other group's.
-   */
-  static <S> void restoreGroup(JavaRDD<S> groups, int partition, String runId, ObjectiveFactory<S> factory,
-      UplinkSettings uplink, List<WorkerMemory> memories, int firstRound) {
-    groups.context().runJob(groups.rdd(), new RestoreGroup<S>(runId, factory, uplink, memories, firstRound),
-        JavaConverters.asScalaBuffer(List.<Object>of(partition)).toSeq(), ClassTag$.MODULE$.apply(Integer.class));
   }
 
   /** A group's task of {@link #collectGroups}. A named class: no closure to clean. */
@@ -147,41 +136,6 @@ final class WorkerMemories {
         }
       }
       return out;
-    }
-  }
-
-  /** A group's task of {@link #restoreGroup}. */
-  private static final class RestoreGroup<S>
-      extends AbstractFunction2<TaskContext, scala.collection.Iterator<S>, Integer> implements java.io.Serializable {
-    private static final long serialVersionUID = 1L;
-    private final String runId;
-    private final ObjectiveFactory<S> factory;
-    private final UplinkSettings uplink;
-    private final List<WorkerMemory> memories;
-    private final int firstRound;
-
-    RestoreGroup(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, List<WorkerMemory> memories,
-        int firstRound) {
-      this.runId = runId;
-      this.factory = factory;
-      this.uplink = uplink;
-      this.memories = new ArrayList<>(memories);
-      this.firstRound = firstRound;
-    }
-
-    @Override
-    public Integer apply(TaskContext context, scala.collection.Iterator<S> shards) {
-      RunState run = ExecutorRegistry.run(runId);
-      int dimension = factory.dimension();
-      int installed = 0;
-      for (WorkerMemory memory : memories) {
-        synchronized (run.lock(memory.worker())) {
-          run.forgetWorker(memory.worker());
-          run.putWorker(memory.worker(), WorkerState.restored(uplink, dimension, firstRound, memory));
-          installed++;
-        }
-      }
-      return installed;
     }
   }
 }

@@ -43,6 +43,11 @@ public final class WorkerReport {
   final float @Nullable [] compensated;
   /** Dense lr·g_i, only when ξ is computed; else null. */
   final float @Nullable [] scaledGradient;
+  /**
+   * The worker's state after this step when its group leaves this executor before the next round (the driver
+   * asked for it), else null: the state that attempt left, so the one the driver uses is the one it accepts.
+   */
+  final @Nullable WorkerMemory departing;
 
   private WorkerReport(Builder b) {
     workerId = b.workerId;
@@ -68,6 +73,7 @@ public final class WorkerReport {
     checksum = b.checksum;
     compensated = b.compensated;
     scaledGradient = b.scaledGradient;
+    departing = b.departing;
   }
 
   public int workerId() {
@@ -108,6 +114,7 @@ public final class WorkerReport {
     private long checksum;
     private float @Nullable [] compensated;
     private float @Nullable [] scaledGradient;
+    private @Nullable WorkerMemory departing;
 
     Builder(int workerId, int iteration, String executor) {
       this.workerId = workerId;
@@ -139,6 +146,12 @@ public final class WorkerReport {
       this.residualLost = residualLost;
       this.rolledBack = rolledBack;
       this.stateToken = stateToken;
+      return this;
+    }
+
+    /** The worker's state after the step, for the executor it moves to next round. */
+    Builder departing(WorkerMemory state) {
+      this.departing = state;
       return this;
     }
 

@@ -224,6 +224,14 @@ final class WorkerState {
     return token;
   }
 
+  /**
+   * The state as it stands (after round {@link #round}), copied: what a checkpoint keeps and a moving worker
+   * takes along, installed elsewhere by {@link #restored}.
+   */
+  WorkerMemory saved(int workerId) {
+    return new WorkerMemory(workerId, memory.memory().clone(), velocity(), compressor.saveState());
+  }
+
   /** A copy of the momentum buffer, or null without momentum. */
   float @Nullable [] velocity() {
     return velocity == null ? null : velocity.clone();

@@ -16,7 +16,10 @@ import org.jspecify.annotations.Nullable;
  * step, encoding) and returns one encoded uplink per worker.
  *
  * <p>The closure holds only settings and broadcast handles (see the closure-size test), never data or
- * parameters: the shards come from the cached partition, the model from the executor's replica pool.
+ * parameters: the shards come from the cached partition, the model from the executor's replica pool. A worker
+ * whose group leaves its executor before the next round ({@link ElasticGroups}) returns its state after the
+ * step with its report; a worker that arrives finds its state installed by the partition's RDD
+ * ({@link ArrivingStates}). States of workers that moved away are dropped here a round later.
  */
 public final class WorkerTask<S> implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -30,6 +33,8 @@ public final class WorkerTask<S> implements Serializable {
   private final long[] expectedTokens;
   private final StateLocations locations;
   private final FaultInjector faults;
+  /** The workers whose group leaves its executor before the next round: their reports carry their state. */
+  private final int[] departing;
 
   public WorkerTask(String runId, RoundSettings round, ObjectiveFactory<S> factory, UplinkSettings uplink,
       DownlinkView downlink, long[] expectedTokens, StateLocations locations) {
@@ -39,6 +44,13 @@ public final class WorkerTask<S> implements Serializable {
   /** @param faults what a test injects into the attempts ({@link FaultInjector#NONE} in a run) */
   public WorkerTask(String runId, RoundSettings round, ObjectiveFactory<S> factory, UplinkSettings uplink,
       DownlinkView downlink, long[] expectedTokens, StateLocations locations, FaultInjector faults) {
+    this(runId, round, factory, uplink, downlink, expectedTokens, locations, faults, new int[0]);
+  }
+
+  /** @param departing the workers, in increasing order, whose reports carry their state after the step */
+  WorkerTask(String runId, RoundSettings round, ObjectiveFactory<S> factory, UplinkSettings uplink,
+      DownlinkView downlink, long[] expectedTokens, StateLocations locations, FaultInjector faults, int[] departing) {
+    this.departing = departing.clone();
     this.runId = runId;
     this.round = round;
     this.factory = factory;
@@ -58,6 +70,7 @@ public final class WorkerTask<S> implements Serializable {
     TaskAttempt attempt = TaskAttempt.current(t, expectedTokens, locations, uplink, faults);
     RunState run = ExecutorRegistry.run(runId);
     run.forgetUpdatesBefore(downlink.firstUpdate());
+    run.forgetWorkersBefore(t - 1);
     Replica<S> replica = run.borrow(factory, t);
     try {
       long start = System.nanoTime();
@@ -106,6 +119,9 @@ public final class WorkerTask<S> implements Serializable {
       report.message(message, statistics, loss, step)
           .attempt(admitted.residualLost(), admitted.rolledBack(), token)
           .dense(compensated(step, state), scaledGradient(gradient));
+      if (Arrays.binarySearch(departing, workerId) >= 0) {
+        report.departing(state.saved(workerId));
+      }
     }
     return report.times(computed - begin, System.nanoTime() - computed);
   }

@@ -65,6 +65,10 @@ public final class SummaryText {
     if (s.movedWorkers() > 0) {
       row(b, "moved workers", s.movedWorkers() + " (to other executors, with their state, as executors came and went)");
     }
+    if (!s.roundsToWork().isEmpty()) {
+      row(b, "new executors", s.roundsToWork().size() + ", working " + s.roundsToWork().stream().map(String::valueOf)
+          .collect(java.util.stream.Collectors.joining(", ")) + " round(s) after registering");
+    }
     if (s.counters().rolledBackSteps() > 0) {
       row(b, "redone steps", s.counters().rolledBackSteps() + " (task attempts retried after taking their step)");
     }

@@ -26,5 +26,6 @@ public final class BitopkKryoRegistrator implements KryoRegistrator {
     kryo.register(org.bitopk.job.problem.synthetic.SyntheticGradientShard.class);
     kryo.register(org.bitopk.datasets.WorkerShard.class);
     kryo.register(org.bitopk.datasets.LabeledImages.class);
+    kryo.register(org.bitopk.job.engine.WorkerMemory.class);   // a moving worker's state, in its last report
   }
 }

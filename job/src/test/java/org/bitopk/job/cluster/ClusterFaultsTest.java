@@ -241,7 +241,12 @@ class ClusterFaultsTest {
    * 21 s in all, three times what registering and building its groups took under a loaded CI run; and shorter than
    * the locality wait, so the first executor's queued task waits for it rather than running on the new executor
    * without its state); once its groups are built, the next round moves one group back to it, its state taken from
-   * the first executor. No residual is lost and the model is the undisturbed run's bit for bit.
+   * the first executor. No residual is lost and the model is the undisturbed run's bit for bit. Both moves run no
+   * Spark job of their own: every round, the moves' too, waits for exactly one job (a driver-side listener
+   * records each job with its round), the states travelling in the round's results and tasks; and the new
+   * executor's first task of a round is the move's, which finds the worker's state there within that round (no
+   * lost residual). The run reports the rounds from that executor's registration to its first work, as the
+   * listener's own record of the registration and of the tasks dates them.
    */
   @Test
   @Order(6)
@@ -250,8 +255,11 @@ class ClusterFaultsTest {
     assertNotNull(reference, "needs the undisturbed run");
     Path out = runs.resolve("decommission");
     Path log = runs.resolve("decommission.log");
+    Path events = runs.resolve("decommission-events.txt");
     Process driver = ClusterJob.submit(cluster, jobArgs(out), java.util.Map.of("spark.decommission.enabled", "true",
-        FaultInjector.SETTING, InjectedFaults.SlowWorker.class.getName() + ":75:1:4000,78-149:0:300"), log);
+        FaultInjector.SETTING, InjectedFaults.SlowWorker.class.getName() + ":75:1:4000,78-149:0:300",
+        "spark.extraListeners", TaskPlacementListener.class.getName(), TaskPlacementListener.FILE,
+        events.toString()), log);
     awaitCheckpoint(out, STRIKE_AFTER, driver, log);
     while (ClusterJob.iterations(out).size() < 75) {   // then round 75 sleeps on the second executor
       assertTrue(driver.isAlive(), () -> StandaloneCluster.tail(log, 60));
@@ -278,6 +286,28 @@ class ClusterFaultsTest {
           "a residual moved: " + it);
     }
     assertTrue(Files.readString(out.resolve("summary.txt")).matches("(?s).*moved workers\\s+2\\b.*"));
+
+    SparkEvents spark = SparkEvents.read(events);
+    for (int t = 0; t < ITERATIONS; t++) {
+      assertEquals(1, spark.jobsOfRound(t), "Spark jobs of round " + t + " (moves before rounds " + moves + ")");
+    }
+    List<String> joined = spark.executorsAddedAfter(spark.firstJobTime());
+    assertEquals(1, joined.size(), "the Worker's new executor alone registered during the run: " + joined);
+    int firstWork = spark.firstRoundWithTaskOn(joined.get(0));
+    assertEquals(moves.get(1), (long) firstWork, "the new executor's first round's task is the move back's");
+    int registeredBefore = spark.firstRoundSubmittedAfter(spark.executorAddedTime(joined.get(0)));
+    for (JsonNode it : iterations) {
+      boolean first = it.path("iteration").asInt() == firstWork;
+      assertEquals(first, it.has("rounds_to_work"), it.toString());
+    }
+    int rounds = iterations.get(firstWork).path("rounds_to_work").get(0).asInt();
+    // registered during round r: the next round's job (or round r's own, when it registered at r's boundary)
+    // is the first submitted after it
+    int registered = firstWork - rounds;
+    assertTrue(registered == registeredBefore - 1 || registered == registeredBefore,
+        "registered during round " + registered + "; the first job after it is round " + registeredBefore + "'s");
+    assertTrue(Files.readString(out.resolve("summary.txt"))
+        .matches("(?s).*new executors\\s+1, working " + rounds + " round\\(s\\) after registering.*"));
   }
 
   /** Waits for the checkpoint of round {@code round} (or a later one) in run directory {@code out}. */
