@@ -16,8 +16,9 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * The machine a measurement was taken on and how busy it was: cores, CPU model, memory, Java, and the load
- * averages when the measurement started and ended. A wall time means little without them (the same run takes
+ * The machine a measurement was taken on and how busy it was: cores, CPU model, memory, Java, the process (its
+ * pid: a measurement that starts JVMs of its own tells them apart by it), and the load averages when the
+ * measurement started and ended. A wall time means little without them (the same run takes
  * twice as long beside a build), so every command that measures — the experiment runner, the compressor
  * evaluation, the time-to-accuracy comparison — appends one entry per invocation to {@code environment.json} in
  * its output directory, and REPRODUCTION.md quotes it.
@@ -42,6 +43,7 @@ public final class MachineEnvironment {
     ObjectNode e = JSON.createObjectNode();
     e.put("command", command);
     e.put("host", hostName());
+    e.put("pid", ProcessHandle.current().pid());
     e.put("cores", Runtime.getRuntime().availableProcessors());
     e.put("cpu", cpuModel());
     e.put("memory_gib", Math.round(totalMemoryBytes() / (1024.0 * 1024 * 1024) * 10) / 10.0);

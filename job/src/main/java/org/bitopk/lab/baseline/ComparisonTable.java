@@ -3,6 +3,7 @@ package org.bitopk.lab.baseline;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -15,14 +16,17 @@ import java.util.Optional;
  *   <li>{@code equal_time_seconds}: the shortest training time among the systems that trained (each trains until
  *       its budget or its epochs), the same value on every row; {@code accuracy_at_equal_time}: the accuracy of
  *       the last evaluation at or before it;</li>
- *   <li>{@code wall_seconds}, {@code bytes_total}, {@code final_accuracy}: at the last evaluation.</li>
+ *   <li>{@code wall_seconds}, {@code bytes_total}, {@code final_accuracy}: at the last evaluation;</li>
+ *   <li>{@code cold_seconds_to_target}: with {@code --cold}, wall seconds from launching the system's own JVM to
+ *       its trace at the target ({@link ColdStart}), empty when there is none; {@code cold_details} says how it
+ *       ran or why there is no figure (also "not measured (no --cold)").</li>
  * </ul>
- * Seconds are training clock: start-up and evaluations excluded.
+ * The other seconds are training clock: start-up and evaluations excluded.
  */
 public final class ComparisonTable {
   public static final List<String> COLUMNS = List.of("system", "details", "target_accuracy", "seconds_to_target",
       "bytes_to_target", "final_accuracy", "accuracy_at_equal_time", "equal_time_seconds", "wall_seconds",
-      "bytes_total");
+      "bytes_total", "cold_seconds_to_target", "cold_details");
   public static final String FILE = "time-to-accuracy.csv";
 
   private ComparisonTable() {}
@@ -33,8 +37,8 @@ public final class ComparisonTable {
         .map(SystemResult::wallSeconds).min(Double::compare);
   }
 
-  /** The CSV text, header first. */
-  static String csv(List<SystemResult> results, double target) {
+  /** The CSV text, header first; {@code cold} by row label (a row it lacks: {@link ColdResult#NOT_MEASURED}). */
+  static String csv(List<SystemResult> results, double target, Map<String, ColdResult> cold) {
     Optional<Double> equal = equalTime(results);
     StringBuilder out = new StringBuilder(String.join(",", COLUMNS)).append('\n');
     for (SystemResult r : results) {
@@ -53,6 +57,9 @@ public final class ComparisonTable {
       cells.add(equal.map(ComparisonTable::number).orElse(""));
       cells.add(last.map(p -> number(p.seconds())).orElse(""));
       cells.add(r.bytesMeasured() ? last.map(p -> Long.toString(p.bytes())).orElse("") : "");
+      ColdResult c = cold.getOrDefault(r.system(), ColdResult.NOT_MEASURED);
+      cells.add(c.seconds().isPresent() ? number(c.seconds().getAsDouble()) : "");
+      cells.add(c.details());
       out.append(row(cells)).append('\n');
     }
     return out.toString();

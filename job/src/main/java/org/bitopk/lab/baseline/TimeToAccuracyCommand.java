@@ -32,7 +32,8 @@ import picocli.CommandLine;
  * dozen rounds, and writes when each reached the target accuracy, with how many bytes, and what each had after
  * the same training time. The systems are those of the build's {@link SystemFamily} list: DL4J's Spark masters
  * only on the Spark 3.5 build (job/dl4j-baselines). Each system is measured after an untimed warm-up of its own ({@link WarmedUpSystem}), so
- * its place in the order does not count.
+ * its place in the order does not count; with {@code --cold}, first, each also from its own command to the target
+ * ({@link ColdStart}).
  */
 @Command(name = "time-to-accuracy", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
@@ -40,7 +41,8 @@ import picocli.CommandLine;
         "(patm-F: averaging every F minibatches), SharedTrainingMaster (shared) and a single-JVM fit, same MLP",
         "(--model mlp), data, workers, batch, lr and initial parameters (patm-F and shared: Spark 3.5 build only).",
         "Writes OUT/time-to-accuracy.csv,",
-        "OUT/trace-<system>.csv, OUT/time-to-accuracy.png, OUT/environment.json, bitopk's run directories, _SUCCESS."})
+        "OUT/trace-<system>.csv, OUT/time-to-accuracy.png, OUT/environment.json, bitopk's run directories, _SUCCESS;",
+        "with --cold, OUT/cold/<system>/ and OUT/cold/<system>.log."})
 public final class TimeToAccuracyCommand implements Callable<Integer> {
   /** Every system of the job's own and, on the Spark 3.5 build, DL4J's Spark masters. */
   static final List<String> DEFAULT_SYSTEMS = SystemFamilies.installed().defaultSystems();
@@ -90,6 +92,12 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       + "network lab with its links unshaped), so each is measured after the same rounds of its own code and none "
       + "after the others' alone; 0 = --warm-up-seconds (default: ${DEFAULT-VALUE}).")
   long warmUpRounds = 0;
+
+  @Option(names = "--cold", description = "Also measure every system cold, as a user meets it: before the "
+      + "warm runs, each in a JVM of its own (same java, options, class path, --master and Spark settings: a new "
+      + "Spark application) with no warm-up, stopping at --target; column cold_seconds_to_target: seconds from "
+      + "launching it to its trace at the target, start-up, data and JIT included.")
+  boolean cold;
 
   @Option(names = "--stop-at-target", description = "Stop each system at its first evaluation that reaches "
       + "--target instead of training on to its budget: budgets can then be generous without costing time.")
@@ -193,6 +201,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--start-within: expected a number of seconds > 0, got " + startWithin);
       }
       LearningRateGrid.check(lrGrid, gridRounds, lrChoice, rates);
+      ColdStart.check(cold, lrGrid != null, java.util.Optional.ofNullable(provided));
       Set<String> names = new HashSet<>();
       chosen.forEach(system -> names.add(system.name()));
       for (java.util.Map.Entry<String, Double> e : maxSecondsOf.entrySet()) {
@@ -257,6 +266,9 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     PrintWriter console = spec.commandLine().getOut();
     MachineEnvironment environment = MachineEnvironment.start(String.join(" ", commandLine()));
     long startedNanos = System.nanoTime();
+    java.util.Map<String, ColdResult> coldRuns = !cold ? java.util.Map.of() : new ColdStart(settings,
+        ColdStart.passedOn(master, provided, lrChoice), fs, dir, console).run(chosen, links == null ? List.of("")
+        : linkRates, java.util.Optional.ofNullable(links), this::budget, () -> late(startedNanos));
     JavaSparkContext sc = provided != null ? provided : SparkSetup.start(sparkConf(SparkSetup.conf(master), chosen));
     try {
       if (lrGrid != null) {
@@ -310,9 +322,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
             SystemResult failed = coldFailures.get(system.name());
             result = SystemResult.failed(label, note + failed.details(), Trace.empty(), failed.failure());
             failedAt.put(system.name(), "its warm-up");
-          } else if ((System.nanoTime() - startedNanos) / 1e9 > startWithin) {
-            result = SystemResult.failed(label, note + "not run", Trace.empty(), String.format(Locale.ROOT,
-                "not run: --start-within %s s had passed", ComparisonTable.number(startWithin)));
+          } else if (late(startedNanos).isPresent()) {
+            result = SystemResult.failed(label, note + "not run", Trace.empty(), late(startedNanos).get());
           } else if (failedAt.containsKey(system.name())) {
             result = SystemResult.failed(label, "not run", Trace.empty(), "it failed at "
                 + failedAt.get(system.name()));
@@ -320,8 +331,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
             console.println(prefix + (warmUp > 0 ? String.format(Locale.ROOT,
                 "warming up (%s s, not measured), then training", warmUp) : "training"));
             console.flush();
-            ComparisonSettings own = ownRate(settings.withMaxSeconds(maxSecondsOf.getOrDefault(label,
-                maxSecondsOf.getOrDefault(system.name(), settings.maxSeconds()))), choice, system);
+            ComparisonSettings own = ownRate(settings.withMaxSeconds(budget(system, label)), choice, system);
             try {
               result = WarmedUpSystem.run(system, new ComparedSystem.Context(sc, own, loaded, dir, console, label),
                   warmUp, fs);
@@ -337,25 +347,28 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
           }
           results.add(result);
           atRate.add(result);
-          console.println(prefix + describe(result, settings.target()));
+          console.println(prefix + describe(result, settings.target()) + (cold ? "; cold: "
+              + coldRuns.get(label).summary() : ""));
           console.flush();
           AtomicFiles.writeText(fs, new Path(dir, "trace-" + result.system() + ".csv"),
               ComparisonTable.traceCsv(result));
           // the table so far after every system: a process killed later (the kernel's OOM killer) still leaves it
           AtomicFiles.writeText(fs, new Path(dir, ComparisonTable.FILE),
-              ComparisonTable.csv(results, settings.target()));
+              ComparisonTable.csv(results, settings.target(), coldRuns));
         }
         if (links != null) {
           ComparisonChart.write(fs, new Path(dir, "time-to-accuracy" + suffix + ".png"), atRate, settings,
               "bitopk: time to accuracy, links " + rate);
         }
       }
-      AtomicFiles.writeText(fs, new Path(dir, ComparisonTable.FILE), ComparisonTable.csv(results, settings.target()));
+      AtomicFiles.writeText(fs, new Path(dir, ComparisonTable.FILE),
+          ComparisonTable.csv(results, settings.target(), coldRuns));
       ComparisonChart.write(fs, new Path(dir, ComparisonChart.FILE), results, settings,
           "bitopk: time to accuracy against DL4J");
       environment.finishInto(fs, dir);
       AtomicFiles.writeText(fs, new Path(dir, SUCCESS), "");
-      console.println("bitopk: " + results.size() + " systems compared; table in " + dir + "/" + ComparisonTable.FILE);
+      console.println("bitopk: " + results.size() + " systems compared" + (cold ? ", warm and cold" : "")
+          + "; table in " + dir + "/" + ComparisonTable.FILE);
       console.flush();
       return 0;
     } finally {
@@ -363,6 +376,17 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
         sc.stop();
       }
     }
+  }
+
+  /** The training-clock budget of {@code system} at {@code label}: its own from --max-seconds-of, else the one. */
+  private double budget(ComparedSystem system, String label) {
+    return maxSecondsOf.getOrDefault(label, maxSecondsOf.getOrDefault(system.name(), maxSeconds));
+  }
+
+  /** Why no more systems start: --start-within has passed since {@code startedNanos}. */
+  private java.util.Optional<String> late(long startedNanos) {
+    return (System.nanoTime() - startedNanos) / 1e9 > startWithin ? java.util.Optional.of(String.format(Locale.ROOT,
+        "not run: --start-within %s s had passed", ComparisonTable.number(startWithin))) : java.util.Optional.empty();
   }
 
   /** {@code settings} at the system's learning rate from {@code --lr-choice}, if it has one. */
@@ -391,8 +415,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       console.println(String.format(Locale.ROOT, "[warm-up %d/%d] %s: %d rounds, not measured", n, chosen.size(),
           system.name(), warmUpRounds));
       console.flush();
-      ComparisonSettings own = ownRate(settings.withMaxSeconds(maxSecondsOf.getOrDefault(system.name(),
-          settings.maxSeconds())), choice, system).forWarmUp(warmUpRounds);
+      ComparisonSettings own = ownRate(settings.withMaxSeconds(budget(system, system.name())), choice, system)
+          .forWarmUp(warmUpRounds);
       WarmedUpSystem.warmUp(system, new ComparedSystem.Context(sc, own, loaded, dir, console, system.name()), own, fs)
           .ifPresent(f -> {
             failed.put(system.name(), f);
@@ -441,6 +465,9 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     }
     if (stopAtTarget) {
       words.add("--stop-at-target");
+    }
+    if (cold) {
+      words.add("--cold");
     }
     if (Double.isFinite(startWithin)) {
       words.addAll(List.of("--start-within", ComparisonTable.number(startWithin)));

@@ -63,6 +63,18 @@ final class CsvTable {
     return this;
   }
 
+  /**
+   * As {@link #requireHeader(List)}, also accepting {@code earlier}: the columns an earlier version of the command
+   * wrote, a subset of {@code expected} (the later columns of its rows read as absent).
+   */
+  CsvTable requireHeader(List<String> expected, List<String> earlier) {
+    if (!header.equals(expected) && !header.equals(earlier)) {
+      throw new BadInputException(source + ": expected the columns " + String.join(",", expected) + " (or, written "
+          + "by an earlier version, " + String.join(",", earlier) + "), found " + String.join(",", header));
+    }
+    return this;
+  }
+
   static List<String> fields(String line) {
     List<String> fields = new ArrayList<>();
     StringBuilder field = new StringBuilder();

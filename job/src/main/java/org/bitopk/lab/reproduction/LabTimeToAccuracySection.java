@@ -55,7 +55,7 @@ final class LabTimeToAccuracySection {
    */
   static LabTimeToAccuracySection read(String flag, String directory, Configuration conf) {
     MeasuredOutput output = MeasuredOutput.read(flag, directory, TimeToAccuracySection.CSV,
-        TimeToAccuracySection.COLUMNS, null, conf);
+        TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_COLUMNS, null, conf);
     Path dir = new Path(directory);
     try {
       FileSystem fs = dir.getFileSystem(conf);
@@ -117,6 +117,7 @@ final class LabTimeToAccuracySection {
       }
     }
     StringBuilder b = new StringBuilder();
+    boolean cold = TimeToAccuracySection.measuredCold(t);
     Map<String, String> first = links.rows().get(0);
     b.append(String.format(Locale.ROOT, "The lab: %s; %s executors with %s task slots in all (one executor per "
         + "worker host), the driver on a host of its own; every link shaped to the rate in both directions. Target "
@@ -128,8 +129,8 @@ final class LabTimeToAccuracySection {
       b.append("**Links ").append(rate).append("** (a timed transfer between two hosts: ")
           .append(Numbers.fixed(Double.parseDouble(link.get("probe_mbit_per_second")), 1)).append(" Mbit/s)\n\n")
           .append("| system | lr | seconds to target | MiB to target | final accuracy (%) | wall s | MiB total | "
-              + "s/round, first rounds / later |\n")
-          .append("|---|---|---|---|---|---|---|---|\n");
+              + "s/round, first rounds / later |").append(cold ? " " + TimeToAccuracySection.COLD_HEADER + " |" : "")
+          .append("\n|---|---|---|---|---|---|---|---|").append(cold ? "---|" : "").append('\n');
       for (Map.Entry<String, Map<String, String>> e : byRate.get(rate).entrySet()) {
         Map<String, String> row = e.getValue();
         b.append("| ").append(e.getKey()).append(" | ").append(learningRate(row.get("details"))).append(" | ")
@@ -138,7 +139,7 @@ final class LabTimeToAccuracySection {
             .append(" | ").append(Numbers.percent(t.number(row, "final_accuracy"))).append(" | ")
             .append(Numbers.fixed(t.number(row, "wall_seconds"), 1)).append(" | ")
             .append(Numbers.mib(t.number(row, "bytes_total"))).append(" | ").append(pace(row.get("details")))
-            .append(" |\n");
+            .append(cold ? " | " + TimeToAccuracySection.cold(t, row) : "").append(" |\n");
       }
       b.append('\n');
       for (Map.Entry<String, Map<String, String>> e : byRate.get(rate).entrySet()) {
@@ -150,6 +151,9 @@ final class LabTimeToAccuracySection {
       if (byRate.get(rate).values().stream().anyMatch(LabTimeToAccuracySection::failed)) {
         b.append('\n');
       }
+    }
+    if (cold) {
+      b.append(TimeToAccuracySection.COLD_NOTE).append("\n\n");
     }
     costs(b, t, byRate);
     targets(b, t, byRate.getOrDefault(TARGET_RATE, Map.of()));

@@ -45,6 +45,12 @@ final class MeasuredOutput {
    */
   static MeasuredOutput read(String flag, String directory, String csvName, List<String> columns,
       @Nullable String picture, Configuration conf) {
+    return read(flag, directory, csvName, columns, columns, picture, conf);
+  }
+
+  /** As the other, also accepting a CSV with {@code earlierColumns}, an earlier version's (see {@link CsvTable}). */
+  static MeasuredOutput read(String flag, String directory, String csvName, List<String> columns,
+      List<String> earlierColumns, @Nullable String picture, Configuration conf) {
     Path dir = new Path(directory);
     try {
       FileSystem fs = dir.getFileSystem(conf);
@@ -76,7 +82,7 @@ final class MeasuredOutput {
       }
       CsvTable table;
       try {
-        table = CsvTable.parse(new Path(dir, csvName).toString(), text).requireHeader(columns);
+        table = CsvTable.parse(new Path(dir, csvName).toString(), text).requireHeader(columns, earlierColumns);
       } catch (BadInputException e) {
         throw new BadInputException(flag + ": " + e.getMessage(), e);
       }

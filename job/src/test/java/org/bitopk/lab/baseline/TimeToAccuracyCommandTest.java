@@ -117,10 +117,15 @@ public class TimeToAccuracyCommandTest {
   void writesTheTableWithExactlyTheAgreedColumnsAndEverythingElse() throws IOException {
     assertEquals(0, exitCode, stdout);
     assertEquals("system,details,target_accuracy,seconds_to_target,bytes_to_target,final_accuracy,"
-        + "accuracy_at_equal_time,equal_time_seconds,wall_seconds,bytes_total",
+        + "accuracy_at_equal_time,equal_time_seconds,wall_seconds,bytes_total,cold_seconds_to_target,cold_details",
         Files.readAllLines(out.resolve("time-to-accuracy.csv")).get(0));
     assertEquals(List.of("bitopk-bidirectional", "bitopk-dense", "single-jvm"),
         table(out.resolve("time-to-accuracy.csv")).stream().map(r -> r.get("system")).toList());
+    for (Map<String, String> row : table(out.resolve("time-to-accuracy.csv"))) {
+      assertEquals("", row.get("cold_seconds_to_target"), row.toString());
+      assertEquals("not measured (no --cold)", row.get("cold_details"), row.toString());
+    }
+    assertFalse(Files.exists(out.resolve(ColdStart.DIRECTORY)), "no cold runs without --cold");
     for (String f : List.of("time-to-accuracy.png", "environment.json", "trace-single-jvm.csv",
         "bitopk-bidirectional/metrics/iterations.jsonl")) {
       assertTrue(Files.size(out.resolve(f)) > 0, f);
@@ -347,29 +352,12 @@ public class TimeToAccuracyCommandTest {
   @Test
   void stopAtTargetEndsEachSystemAtItsFirstEvaluationAtTheTargetAfterEverySystemWarmedUp() throws IOException {
     Path dir = tmp.resolve("stop-at-target");
-    StringWriter o = new StringWriter();
-    StringWriter e = new StringWriter();
-    int code = Main.execute(new String[] {"time-to-accuracy", "--out", dir.toString(),
-        "--dataset", "synthetic:n=640,test=200,noise=3", "--systems", "bitopk-bidirectional,single-jvm",
-        "--workers", "" + WORKERS, "--batch-size", "16", "--eval-every", "" + EVAL_EVERY, "--epochs", "2",
-        "--target", "" + TARGET, "--lr", "0.05", "--max-seconds", "120", "--stop-at-target",
-        "--warm-up-rounds", "4"},
-        SPARK.context(), new PrintWriter(o, true), new PrintWriter(e, true));
-    String console = o + e.toString();
-    assertEquals(0, code, console);
-    List<String> lines = console.lines().toList();
-    int lastWarmUp = -1;
-    int firstMeasured = Integer.MAX_VALUE;
-    for (int i = 0; i < lines.size(); i++) {
-      if (lines.get(i).startsWith("[warm-up ")) {
-        lastWarmUp = i;
-        assertTrue(lines.get(i).endsWith(": 4 rounds, not measured"), lines.get(i));
-      } else if (lines.get(i).startsWith("[1/2] ")) {
-        firstMeasured = Math.min(firstMeasured, i);
-      }
-    }
-    assertEquals(2, lines.stream().filter(l -> l.startsWith("[warm-up ")).count(), console);
-    assertTrue(lastWarmUp < firstMeasured, "every system warms up before the first is measured:\n" + console);
+    String console = stopAtTarget(dir, "--warm-up-rounds", "4");
+    List<String> warmUps = console.lines().filter(l -> l.startsWith("[warm-up ")).toList();
+    assertEquals(2, warmUps.size(), console);
+    warmUps.forEach(l -> assertTrue(l.endsWith(": 4 rounds, not measured"), l));
+    assertTrue(allBefore(console, "[warm-up ", "[1/2] "), "every system warms up before the first is measured:\n"
+        + console);
     assertFalse(console.contains("warming up ("), "no warm-up in seconds besides the rounds:\n" + console);
     assertFalse(Files.exists(dir.resolve(WarmedUpSystem.SCRATCH)));
     for (String system : List.of("bitopk-bidirectional", "single-jvm")) {
@@ -414,6 +402,93 @@ public class TimeToAccuracyCommandTest {
     assertTrue(Files.exists(dir.resolve("_SUCCESS")));
   }
 
+  /**
+   * --cold: before the warm runs each system also runs in a JVM of its own (another pid, in its own
+   * environment.json) with no warm-up, stopping at its first evaluation at the target; its cold seconds, from its
+   * launch to its trace, exceed its own training clock to the target (its trace), which the row states.
+   */
+  @Test
+  void coldRunsEachSystemInAJvmOfItsOwnFromItsLaunchToTheTarget() throws IOException {
+    Path dir = tmp.resolve("cold");
+    String console = stopAtTarget(dir, "--cold", "--warm-up-seconds", "0");
+    List<String> systems = List.of("bitopk-bidirectional", "single-jvm");
+    ObjectMapper json = new ObjectMapper();
+    long parent = ProcessHandle.current().pid();
+    assertEquals(parent, json.readTree(dir.resolve("environment.json").toFile()).get(0).get("pid").asLong());
+    List<Map<String, String>> rows = table(dir.resolve("time-to-accuracy.csv"));
+    assertEquals(systems, rows.stream().map(r -> r.get("system")).toList());
+    for (Map<String, String> row : rows) {
+      String system = row.get("system");
+      Path child = dir.resolve(ColdStart.DIRECTORY).resolve(system);
+      List<Map<String, String>> trace = table(child.resolve("trace-" + system + ".csv"));
+      Map<String, String> last = trace.get(trace.size() - 1);
+      assertTrue(Double.parseDouble(last.get("accuracy")) >= TARGET, system + " cold, below the target: " + trace);
+      for (Map<String, String> p : trace.subList(0, trace.size() - 1)) {
+        assertTrue(Double.parseDouble(p.get("accuracy")) < TARGET, system + " cold, on past the target: " + trace);
+      }
+      double training = Double.parseDouble(last.get("seconds"));
+      double cold = Double.parseDouble(row.get("cold_seconds_to_target"));
+      assertTrue(cold > training, system + ": cold " + cold + " s, its training alone " + training + " s");
+      long pid = json.readTree(child.resolve("environment.json").toFile()).get(0).get("pid").asLong();
+      assertTrue(pid != parent, system + " ran in this JVM");
+      assertTrue(row.get("cold_details").startsWith("own JVM, pid " + pid + ", and Spark application; its training "
+          + "clock " + last.get("seconds") + " s to the target, at round " + last.get("rounds") + ";"), row.toString());
+      String log = Files.readString(dir.resolve(ColdStart.DIRECTORY).resolve(system + ".log"));
+      assertTrue(log.contains("[1/1] " + system + ": training"), log);
+      assertFalse(log.contains("warming up"), "a cold run has no warm-up: " + log);
+    }
+    assertTrue(allBefore(console, "[cold ", "[1/2] "), "the cold runs come before the warm ones:\n" + console);
+    assertTrue(console.lines().anyMatch(l -> l.startsWith("[2/2] single-jvm: ") && l.contains("; cold: ")
+        && l.contains(" s from its launch to the target")), console);
+  }
+
+  /**
+   * The miniature that stops at the target (bitopk bidirectional and the single-JVM fit, 2 epochs) with {@code more}
+   * flags, into {@code dir}: its console, after asserting that it succeeded.
+   */
+  private static String stopAtTarget(Path dir, String... more) {
+    List<String> args = new ArrayList<>(List.of("time-to-accuracy", "--out", dir.toString(),
+        "--dataset", "synthetic:n=640,test=200,noise=3", "--systems", "bitopk-bidirectional,single-jvm",
+        "--workers", "" + WORKERS, "--batch-size", "16", "--eval-every", "" + EVAL_EVERY, "--epochs", "2",
+        "--target", "" + TARGET, "--lr", "0.05", "--max-seconds", "120", "--stop-at-target"));
+    args.addAll(List.of(more));
+    StringWriter o = new StringWriter();
+    StringWriter e = new StringWriter();
+    int code = Main.execute(args.toArray(String[]::new), SPARK.context(), new PrintWriter(o, true),
+        new PrintWriter(e, true));
+    String console = o + e.toString();
+    assertEquals(0, code, console);
+    return console;
+  }
+
+  /** Whether every line starting with {@code first} comes before the first line starting with {@code then}. */
+  private static boolean allBefore(String console, String first, String then) {
+    List<String> lines = console.lines().toList();
+    int last = -1;
+    int next = lines.size();
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).startsWith(first)) {
+        last = i;
+      } else if (lines.get(i).startsWith(then)) {
+        next = Math.min(next, i);
+      }
+    }
+    return last < next;
+  }
+
+  @Test
+  void coldWithTheLearningRateGridIsOneLineAndExitCode2() {
+    StringWriter e = new StringWriter();
+    int code = Main.execute(new String[] {"time-to-accuracy", "--out", tmp.resolve("bad-cold").toString(),
+        "--cold", "--lr-grid", "0.1"}, SPARK.context(), new PrintWriter(new StringWriter(), true),
+        new PrintWriter(e, true));
+    assertEquals(2, code, e.toString());
+    assertEquals(List.of("bitopk: --cold: times each system from its command to the target, and --lr-grid times "
+        + "nothing; choose the rates first, then pass --lr-choice with --cold (see --help)"),
+        e.toString().lines().toList());
+    assertFalse(Files.exists(tmp.resolve("bad-cold")));
+  }
+
   @Test
   void singleJvmMovesNoBytes() throws IOException {
     assertEquals("0", row("single-jvm").get("bytes_total"));
@@ -422,10 +497,14 @@ public class TimeToAccuracyCommandTest {
   @Test
   void aTargetNeverReachedLeavesItsCellsEmpty() {
     Trace trace = Trace.of(List.of(new TracePoint(0, 0, 0, 0.1, 2.3), new TracePoint(5, 1.5, 100, 0.6, 1.0)));
-    String csv = ComparisonTable.csv(List.of(SystemResult.ok("a", "x, y", trace)), 0.85);
+    String csv = ComparisonTable.csv(List.of(SystemResult.ok("a", "x, y", trace)), 0.85,
+        Map.of("a", ColdResult.none("not within 540 s: stopped, no trace; own JVM")));
     List<String> cells = split(csv.lines().toList().get(1));
-    assertEquals(List.of("a", "x, y", "0.85", "", "", "0.6", "0.6", "1.5", "1.5", "100"), cells);
-    String reached = ComparisonTable.csv(List.of(SystemResult.ok("a", "x", trace)), 0.5);
+    assertEquals(List.of("a", "x, y", "0.85", "", "", "0.6", "0.6", "1.5", "1.5", "100", "",
+        "not within 540 s: stopped, no trace; own JVM"), cells);
+    String reached = ComparisonTable.csv(List.of(SystemResult.ok("a", "x", trace)), 0.5,
+        Map.of("a", ColdResult.reached(12.25, "own JVM")));
+    assertEquals(List.of("12.25", "own JVM"), split(reached.lines().toList().get(1)).subList(10, 12));
     assertEquals(List.of("a", "x", "0.5", "1.5", "100"), split(reached.lines().toList().get(1)).subList(0, 5));
   }
 

@@ -1,6 +1,7 @@
 package org.bitopk.lab.reproduction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -31,7 +32,7 @@ class LabTimeToAccuracySectionTest {
 
   private static String markdown(String csv) {
     MeasuredOutput output = MeasuredOutput.of("dir", CsvTable.parse("time-to-accuracy.csv", csv)
-        .requireHeader(TimeToAccuracySection.COLUMNS), List.of(), null);
+        .requireHeader(TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_COLUMNS), List.of(), null);
     return LabTimeToAccuracySection.of(output, CsvTable.parse("links.csv", LINKS), List.of()).markdown();
   }
 
@@ -64,6 +65,23 @@ class LabTimeToAccuracySectionTest {
     assertTrue(md.contains("| shared | – | failed | failed |"), md);
     assertTrue(md.contains("**Links 100mbit** (a timed transfer between two hosts: 94.1 Mbit/s)"), md);
     assertTrue(md.contains("| bitopk-bidirectional | 0.2 | 20.0 |"), md);
+  }
+
+  /** With cold runs each rate's table gains a column: the cold seconds, or the first clause of why there are none. */
+  @Test
+  void coldRunsAddAColumnToEachRatesTable() {
+    String csv = String.join(",", TimeToAccuracySection.COLUMNS) + "\n" + table("20", "130", "30").lines().skip(1)
+        .map(l -> l + (l.startsWith("bitopk-bidirectional@100mbit,") ? ",41.5,own JVM"
+            : ",,\"not within 540 s: stopped, no trace; own JVM\""))
+        .collect(java.util.stream.Collectors.joining("\n"));
+    String md = markdown(csv);
+    assertTrue(md.contains("| s/round, first rounds / later | cold s, launch to target |\n"
+        + "|---|---|---|---|---|---|---|---|---|\n"), md);
+    assertTrue(md.contains("| bitopk-bidirectional | 0.2 | 20.0 | 0.00 | 86.00 | 50.0 | 0.00 | – | 41.5 |"), md);
+    assertTrue(md.contains("| bitopk-dense | 0.1 | 130.0 | 0.01 | 86.00 | 150.0 | 0.09 | – | not within 540 s: "
+        + "stopped, no trace |"), md);
+    assertTrue(md.contains(TimeToAccuracySection.COLD_NOTE), md);
+    assertFalse(markdown(table("20", "130", "30")).contains("cold"), "a table without cold runs has no such column");
   }
 
   @Test

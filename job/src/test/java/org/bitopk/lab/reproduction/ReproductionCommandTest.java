@@ -755,7 +755,8 @@ class ReproductionCommandTest {
     o = main("reproduction", "--time-to-accuracy", tta.toString(), "--out", top.resolve("R.md").toString());
     assertEquals(2, o.code(), o.err());
     assertTrue(o.err().strip().startsWith("bitopk: --time-to-accuracy: " + csv + ": expected the columns "
-        + String.join(",", TimeToAccuracySection.COLUMNS) + ", found "), o.err());
+        + String.join(",", TimeToAccuracySection.COLUMNS) + " (or, written by an earlier version, "
+        + String.join(",", TimeToAccuracySection.EARLIER_COLUMNS) + "), found "), o.err());
     assertEquals(1, o.err().strip().lines().count(), o.err());
     assertFalse(Files.exists(top.resolve("R.md")));
   }
