@@ -61,9 +61,8 @@ final class ElasticGroups<S> {
   private int[] departing = new int[0];
   /** The states the previous round's reports carried, by worker: each the state after that round. */
   private Map<Integer, WorkerMemory> carried = Map.of();
-  /** This round's states for the moved groups' tasks to install, by group. */
-  private Map<Integer, List<WorkerMemory>> arriving = Map.of();
-  private int round;
+  /** This round's RDD when moved groups' tasks install states, until the round has run. */
+  private Optional<ArrivingStates<S>> arriving = Optional.empty();
 
   ElasticGroups(JavaRDD<S> shards, int groups, String runId, ObjectiveFactory<S> factory, UplinkSettings uplink,
       int firstRound) {
@@ -85,7 +84,7 @@ final class ElasticGroups<S> {
 
   /** The RDD of this round's job: the groups', with the moved workers' states in their tasks' partitions. */
   JavaRDD<S> roundRdd() {
-    return arriving.isEmpty() ? rdd : ArrivingStates.of(rdd, runId, factory, uplink, round, arriving);
+    return arriving.map(ArrivingStates::javaRdd).orElse(rdd);
   }
 
   /** The workers, in increasing order, whose tasks this round return their state with their report. */
@@ -107,7 +106,7 @@ final class ElasticGroups<S> {
       ran.add(r.executor);
     }
     carried = states;
-    arriving = Map.of();
+    dropArriving();
     return shards.context().isLocal() ? List.of() : arrivals.firstWork(t, ran);
   }
 
@@ -118,8 +117,8 @@ final class ElasticGroups<S> {
    * @param holders per worker, the block manager address of the executor that ran its accepted attempt, or null
    */
   Move beforeRound(int t, long[] acceptedTokens, @Nullable String[] holders) {
-    round = t;
     arrivals.roundStarts(t);
+    dropArriving();   // a round that failed before afterRound
     retired.ifPresent(r -> r.unpersist(false));   // the round after the move has read through it
     retired = Optional.empty();
     departing = new int[0];
@@ -205,7 +204,7 @@ final class ElasticGroups<S> {
           continue;
         }
         memories.add(memory);
-        bytes += bytes(memory);
+        bytes += memory.bytes();
         acceptedTokens[w] = WorkerState.INITIAL;
         holders[w] = null;
       }
@@ -213,7 +212,10 @@ final class ElasticGroups<S> {
         installing.put(g, memories);
       }
     }
-    arriving = installing;
+    if (!installing.isEmpty()) {
+      arriving = Optional.of(ArrivingStates.of(rdd, runId, factory, uplink, t, installing,
+          ArrivingStates.INLINE_BYTES));
+    }
     Move move = new Move(workers, bytes, (System.nanoTime() - start) / 1e6, notFound);
     LOG.info("round {}: {} group(s) placed again on {} executor(s): {} worker state(s) moved ({} bytes) with the "
         + "round's tasks, {} not found", t, moving.size(), live.size(), workers - notFound, bytes, notFound);
@@ -321,15 +323,14 @@ final class ElasticGroups<S> {
     return WorkerGroups.firstWorker(group, workers, groups);
   }
 
-  private static long bytes(WorkerMemory m) {
-    return Float.BYTES * ((m.residual() == null ? 0L : m.residual().length)
-        + (m.velocity() == null ? 0L : m.velocity().length))
-        + (m.compressorState() == null ? 0 : m.compressorState().length);
-  }
-
   private void dropPreparation() {
     preparing.ifPresent(GroupsInPreparation::discard);
     preparing = Optional.empty();
+  }
+
+  private void dropArriving() {
+    arriving.ifPresent(ArrivingStates::release);
+    arriving = Optional.empty();
   }
 
   private void dropReady() {
@@ -340,6 +341,7 @@ final class ElasticGroups<S> {
   /** Drops the grouped RDD (not the problem's own shards) and any placement being built or built. */
   void release() {
     arrivals.release();
+    dropArriving();
     dropPreparation();
     dropReady();
     retired.ifPresent(r -> r.unpersist(false));

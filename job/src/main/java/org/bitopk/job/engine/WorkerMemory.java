@@ -52,4 +52,10 @@ public final class WorkerMemory implements Serializable {
   public byte @Nullable [] compressorState() {
     return compressorState;
   }
+
+  /** The bytes of what it holds: residual, momentum, compressor state. */
+  public long bytes() {
+    return Float.BYTES * ((residual == null ? 0L : residual.length) + (velocity == null ? 0L : velocity.length))
+        + (compressorState == null ? 0 : compressorState.length);
+  }
 }

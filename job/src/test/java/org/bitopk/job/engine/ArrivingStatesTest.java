@@ -22,23 +22,26 @@ import org.bitopk.datasets.WorkerShard;
 import org.bitopk.job.LocalSpark;
 import org.bitopk.job.problem.network.ImageProblem;
 import org.bitopk.job.problem.network.ModelArchitecture;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import scala.reflect.ClassTag$;
 
 /**
  * Moved workers' states travel inside the round's own tasks: 4 workers in 2 groups, the states of group 1's two
  * workers given to {@link ArrivingStates}; one job over it (the round's) installs them, bit for bit, as the states
- * before the round, on the executor that runs group 1's task, and nowhere else; group 0's task carries none.
+ * before the round, on the executor that runs group 1's task, and nowhere else; group 0's task carries none. The
+ * states travel in group 1's partition itself, or, beyond the inline limit, as a broadcast its partition names.
  */
 class ArrivingStatesTest {
   @RegisterExtension
   static final LocalSpark SPARK = new LocalSpark();
 
-  @Test
-  void theRoundsTaskInstallsItsGroupsStatesAndCarriesNoOthers() throws Exception {
+  @ParameterizedTest
+  @ValueSource(longs = {ArrivingStates.INLINE_BYTES, 0})
+  void theRoundsTaskInstallsItsGroupsStatesAndCarriesNoOthers(long inlineBytes) throws Exception {
     JavaSparkContext sc = SPARK.context();
-    String runId = "arriving-states";
+    String runId = "arriving-states-" + inlineBytes;
     AtomicInteger jobs = new AtomicInteger();
     SparkListener counter = new SparkListener() {
       @Override
@@ -55,11 +58,18 @@ class ArrivingStatesTest {
       JavaRDD<WorkerShard> groups = WorkerGroups.group(problem.shards(), 2, new GroupPlacement(List.of()));
       groups.count();   // built and cached before the round, as the groups' RDD always is
       List<WorkerMemory> moving = List.of(memory(2, d, 1f), memory(3, d, -1f));
-      JavaRDD<WorkerShard> round = ArrivingStates.of(groups, runId, factory, uplink, 7, Map.of(1, moving));
+      ArrivingStates<WorkerShard> arriving = ArrivingStates.of(groups, runId, factory, uplink, 7, Map.of(1, moving),
+          inlineBytes);
+      JavaRDD<WorkerShard> round = arriving.javaRdd();
 
       assertTrue(serializedSize(round.partitions().get(0)) < 2 * 1024, "group 0's partition carries no state");
-      assertTrue(serializedSize(round.partitions().get(1)) > 2 * 2 * Float.BYTES * d,
-          "group 1's partition carries its two workers' residuals and momentum");
+      int carried = serializedSize(round.partitions().get(1));
+      if (inlineBytes > 0) {
+        assertTrue(carried > 2 * 2 * Float.BYTES * d, "group 1's partition carries its two workers' residuals and "
+            + "momentum: " + carried + " bytes");
+      } else {
+        assertTrue(carried < 2 * 1024, "group 1's partition names a broadcast: " + carried + " bytes");
+      }
 
       sc.sc().addSparkListener(counter);
       sc.sc().listenerBus().waitUntilEmpty();
@@ -70,6 +80,7 @@ class ArrivingStatesTest {
         return ids.iterator();
       }).collect();
       sc.sc().listenerBus().waitUntilEmpty();
+      arriving.release();
       assertEquals(1, jobs.get(), "the round's job alone");
       assertEquals(List.of(0, 1, 2, 3), seen, "the groups' shards read through, in order");
 
