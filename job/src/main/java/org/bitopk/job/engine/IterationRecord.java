@@ -20,8 +20,10 @@ import org.jspecify.annotations.Nullable;
  * {@code moved_workers} counts the workers whose groups were placed on another executor before the round
  * ({@link ElasticGroups}), {@code moved_bytes} the bytes of the states that went with them (inside the round's
  * tasks), {@code time_move_ms} the driver's own part of the move before the round's job (part of the round's
- * total). {@code rounds_to_work}, only on a round that is the first with work of executors that registered
- * during the run, gives each such executor's rounds from its registration ({@link ExecutorArrivals}).
+ * total); {@code departing_workers} counts the workers whose reports carried their state to the driver because
+ * their group moves to an executor that joined before the next round. {@code rounds_to_work}, only on a round that
+ * is the first with work of executors that registered during the run, gives each such executor's rounds from its
+ * registration ({@link ExecutorArrivals}).
  * {@code test_loss} and {@code test_accuracy} are present only on a round after which the test set was evaluated
  * inside an epoch ({@link EvaluationCadence}): of the model after the round's update, x_{t+1}.
  */
@@ -54,6 +56,7 @@ public record IterationRecord(
     @JsonProperty("lost_residuals") int lostResiduals,
     @JsonProperty("replica_resyncs") int replicaResyncs,
     @JsonProperty("rolled_back") int rolledBack,
+    @JsonProperty("departing_workers") int departingWorkers,
     @JsonProperty("moved_workers") int movedWorkers,
     @JsonProperty("moved_bytes") long movedBytes,
     @JsonProperty("time_move_ms") double timeMoveMs,
@@ -81,7 +84,7 @@ public record IterationRecord(
         server.downNnz(), server.statistics(), server.aggregateNnz(), plan.uplink().targetK(),
         workers.meanAchievedK(), server.downTargetK(), server.downAchievedK(), workers.deltaUp(), server.deltaDown(),
         boxed(server.xi()), boxed(gap),
-        workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack(),
+        workers.lostResiduals(), workers.replicaResyncs(), workers.rolledBack(), workers.departing(),
         move.workers(), move.bytes(), move.millis(),
         firstWork.isEmpty() ? null : firstWork.stream().map(ExecutorArrivals.FirstWork::rounds).toList(),
         workers.gradientMs(), workers.compressMs(), workers.catchUpMs(), times.jobMs(), workers.taskPathMs(),

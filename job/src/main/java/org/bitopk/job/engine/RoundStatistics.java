@@ -6,14 +6,15 @@ import java.util.List;
 /**
  * What the workers' reports of one round add up to: bytes, mean loss, mean achieved k, worst δ_up, mean worker
  * times, lost residuals, resyncs (and of them, new replicas whose own x_0 was not the driver's), redone steps, and
- * the tasks' critical path.
+ * the states returned for a move, and the tasks' critical path.
  *
+ * @param departing workers whose report carried their state (their group moves before the next round)
  * @param taskPathMs makespan of the tasks' own work (each task's workers back to back) list-scheduled in
  *     partition order onto the task slots: time_job_ms minus it estimates Spark's own cost
  */
 record RoundStatistics(long upBytes, double meanLoss, double meanAchievedK, double deltaUp, double gradientMs,
     double compressMs, double catchUpMs, int lostResiduals, int replicaResyncs, int rejectedStarts, int rolledBack,
-    double taskPathMs) {
+    int departing, double taskPathMs) {
 
   static RoundStatistics of(List<WorkerReport> reports, int tasks, int slots) {
     long upBytes = 0;
@@ -27,6 +28,7 @@ record RoundStatistics(long upBytes, double meanLoss, double meanAchievedK, doub
     int resync = 0;
     int rejectedStarts = 0;
     int rolledBack = 0;
+    int departing = 0;
     long[] taskNanos = new long[tasks];
     for (WorkerReport r : reports) {
       upBytes += r.uplinkBytes();
@@ -40,11 +42,12 @@ record RoundStatistics(long upBytes, double meanLoss, double meanAchievedK, doub
       resync += r.resynchronised ? 1 : 0;
       rejectedStarts += r.startRejected ? 1 : 0;
       rolledBack += r.rolledBack ? 1 : 0;
+      departing += r.departing != null ? 1 : 0;
       taskNanos[r.task] += r.workNanos();
     }
     int p = reports.size();
     return new RoundStatistics(upBytes, loss / p, achieved / p, deltaUp, gradientNs / 1e6 / p, compressNs / 1e6 / p,
-        catchUpNs / 1e6 / p, lost, resync, rejectedStarts, rolledBack, makespanMs(taskNanos, slots));
+        catchUpNs / 1e6 / p, lost, resync, rejectedStarts, rolledBack, departing, makespanMs(taskNanos, slots));
   }
 
   /** Makespan of the tasks' times when Spark hands them, in partition order, to {@code slots} threads. */

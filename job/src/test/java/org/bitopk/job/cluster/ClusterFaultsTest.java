@@ -279,6 +279,11 @@ class ClusterFaultsTest {
     // away at the round boundary after the notice, back once the Worker's new executor registers and its groups are
     // built, during the slowed rounds 78-149, which only make sure it has the time
     assertTrue(moves.get(0) > 74 && moves.get(0) < 110 && moves.get(1) > moves.get(0), "moved before rounds " + moves);
+    for (JsonNode it : iterations) {
+      // the move back's states left the first executor in the reports of the round before it
+      int departing = it.path("iteration").asLong() == moves.get(1) - 1 ? 1 : 0;
+      assertEquals(departing, it.path("departing_workers").asInt(), it.toString());
+    }
     for (long t : moves) {
       JsonNode it = iterations.get((int) t);
       assertEquals(1, it.path("moved_workers").asInt(), it.toString());
