@@ -240,8 +240,8 @@ class ClusterFaultsTest {
    * The Worker starts a new executor, which registers while rounds 78 to 149 are slowed (0.3 s each, at least
    * 21 s in all, three times what registering and building its groups took under a loaded CI run; and shorter than
    * the locality wait, so the first executor's queued task waits for it rather than running on the new executor
-   * without its state); once its groups are built, the next round moves one group back to it, its state taken from
-   * the first executor. No residual is lost and the model is the undisturbed run's bit for bit. Both moves run no
+   * without its state); once its groups are built, the next round's task of the moving group returns its worker's
+   * state from the first executor with its report, and the round after it runs the group on the new executor. No residual is lost and the model is the undisturbed run's bit for bit. Both moves run no
    * Spark job of their own: every round, the moves' too, waits for exactly one job (a driver-side listener
    * records each job with its round), the states travelling in the round's results and tasks; and the new
    * executor's first task of a round is the move's, which finds the worker's state there within that round (no
