@@ -25,6 +25,9 @@ import org.nd4j.linalg.factory.Nd4j;
  * config and report included), watched by a listener that evaluates the driver's x_t every {@code evalEvery} rounds
  * with the clock stopped and ends the run once the training clock passes the budget. Bytes are the run's own
  * counters, {@code up_bytes + down_bytes_delivered}: the sums of its {@code metrics/iterations.jsonl} columns.
+ * Where a round's clock went ({@link RoundSplit}) comes from the same lines: compute is {@code time_task_path_ms}
+ * (at most {@code time_job_ms}), communication the rest of {@code time_job_ms} (which carries moved workers' states
+ * too), rest the remainder of the round's training clock.
  */
 final class BitopkSystem implements ComparedSystem {
   /** Between a system's name and a density of its own: {@code bitopk-bidirectional-rho-0.001}. */
@@ -99,6 +102,10 @@ final class BitopkSystem implements ComparedSystem {
     private long lastRound;
     private double lastRoundSeconds;
     private boolean stop;
+    /** Of the rounds since the last evaluation: their compute and communication (ms), their clock at it (s). */
+    private double computeMs;
+    private double communicationMs;
+    private double recordedSeconds;
 
     Probe(LabeledImages train, LabeledImages test, ComparisonSettings settings) {
       this.test = test;
@@ -116,6 +123,10 @@ final class BitopkSystem implements ComparedSystem {
     public void onIteration(IterationRecord record, DriverState state) {
       lastRound = state.iteration();
       lastRoundSeconds = clock.seconds();
+      // the tasks' critical path is an estimate (list-scheduled on the slots): never more than the job it is part of
+      double compute = Math.min(record.timeTaskPathMs(), record.timeJobMs());
+      computeMs += compute;
+      communicationMs += record.timeJobMs() - compute;
       if (lastRound % settings.evalEvery() == 0 || settings.pastBudget(lastRoundSeconds, lastRound)) {
         clock.pause();
         double accuracy = record(lastRound, lastRoundSeconds, state.modelParameters(), bytes(state.counters()));
@@ -144,7 +155,12 @@ final class BitopkSystem implements ComparedSystem {
     private double record(long round, double seconds, float[] parameters, long bytes) {
       network.setParams(Nd4j.createFromArray(parameters).reshape(1, parameters.length));
       Evaluation e = Dl4jSetup.evaluate(network, test);
-      trace.add(new TracePoint(round, seconds, bytes, e.accuracy(), e.loss()));
+      trace.add(new TracePoint(round, seconds, bytes, e.accuracy(), e.loss()), RoundSplit.ofWall(
+          lastRecorded < 0 ? 0 : round - lastRecorded, 1000 * (seconds - recordedSeconds), computeMs,
+          communicationMs));
+      computeMs = 0;
+      communicationMs = 0;
+      recordedSeconds = seconds;
       lastRecorded = round;
       return e.accuracy();
     }

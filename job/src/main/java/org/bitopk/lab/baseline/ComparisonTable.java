@@ -20,13 +20,16 @@ import java.util.Optional;
  *   <li>{@code cold_seconds_to_target}: with {@code --cold}, wall seconds from launching the system's own JVM to
  *       its trace at the target ({@link ColdStart}), empty when there is none; {@code cold_details} says how it
  *       ran or why there is no figure (also "not measured (no --cold)").</li>
+ *   <li>{@code ms_compute}, {@code ms_communication}, {@code ms_rest}: where the training clock of its rounds went,
+ *       mean milliseconds per round over all of them ({@link RoundSplit}); empty for a system that does not
+ *       measure it.</li>
  * </ul>
  * The other seconds are training clock: start-up and evaluations excluded.
  */
 public final class ComparisonTable {
   public static final List<String> COLUMNS = List.of("system", "details", "target_accuracy", "seconds_to_target",
       "bytes_to_target", "final_accuracy", "accuracy_at_equal_time", "equal_time_seconds", "wall_seconds",
-      "bytes_total", "cold_seconds_to_target", "cold_details");
+      "bytes_total", "cold_seconds_to_target", "cold_details", "ms_compute", "ms_communication", "ms_rest");
   public static final String FILE = "time-to-accuracy.csv";
 
   private ComparisonTable() {}
@@ -60,18 +63,55 @@ public final class ComparisonTable {
       ColdResult c = cold.getOrDefault(r.system(), ColdResult.NOT_MEASURED);
       cells.add(c.seconds().isPresent() ? number(c.seconds().getAsDouble()) : "");
       cells.add(c.details());
+      cells.addAll(splitCells(r.trace().split()));
       out.append(row(cells)).append('\n');
     }
     return out.toString();
   }
 
-  /** A trace's CSV: {@code system,rounds,seconds,bytes,accuracy,test_loss}, one line per evaluation. */
+  /**
+   * A trace's CSV: {@code system,rounds,seconds,bytes,accuracy,test_loss,ms_compute,ms_communication,ms_rest}, one
+   * line per evaluation, the last three over the rounds since the previous one (empty without any).
+   */
   static String traceCsv(SystemResult r) {
-    StringBuilder out = new StringBuilder("system,rounds,seconds,bytes,accuracy,test_loss\n");
-    for (TracePoint p : r.trace().points()) {
-      out.append(row(List.of(r.system(), Long.toString(p.rounds()), number(p.seconds()),
-          r.bytesMeasured() ? Long.toString(p.bytes()) : "", number(p.accuracy()), number(p.testLoss()))))
-          .append('\n');
+    StringBuilder out = new StringBuilder("system,rounds,seconds,bytes,accuracy,test_loss,ms_compute,"
+        + "ms_communication,ms_rest\n");
+    List<TracePoint> points = r.trace().points();
+    List<RoundSplit> splits = r.trace().splits();
+    for (int i = 0; i < points.size(); i++) {
+      TracePoint p = points.get(i);
+      List<String> cells = new ArrayList<>(List.of(r.system(), Long.toString(p.rounds()), number(p.seconds()),
+          r.bytesMeasured() ? Long.toString(p.bytes()) : "", number(p.accuracy()), number(p.testLoss())));
+      cells.addAll(splitCells(splits.isEmpty() ? Optional.empty() : Optional.of(splits.get(i))));
+      out.append(row(cells)).append('\n');
+    }
+    return out.toString();
+  }
+
+  /** Mean milliseconds per round of compute, communication and rest; empty cells without a split or rounds. */
+  private static List<String> splitCells(Optional<RoundSplit> split) {
+    if (split.isEmpty() || split.get().rounds() == 0) {
+      return List.of("", "", "");
+    }
+    double[] m = split.get().perRound();
+    return List.of(number(m[0]), number(m[1]), number(m[2]));
+  }
+
+  /**
+   * The console's table of where the rounds' time went: per system seconds per round and its split (systems
+   * without one: a dash).
+   */
+  static String splitTable(List<SystemResult> results) {
+    int width = Math.max(6, results.stream().mapToInt(r -> r.system().length()).max().orElse(0));
+    String format = "%-" + width + "s %10s %10s %14s %10s%n";
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, format, "system", "ms/round", "compute",
+        "communication", "rest"));
+    for (SystemResult r : results) {
+      Optional<double[]> m = r.trace().split().filter(s -> s.rounds() > 0).map(RoundSplit::perRound);
+      List<String> cells = m.map(v -> List.of(v[0] + v[1] + v[2], v[0], v[1], v[2]).stream()
+          .map(x -> String.format(Locale.ROOT, "%.1f", x)).toList()).orElse(List.of("-", "-", "-", "-"));
+      out.append(String.format(Locale.ROOT, format, r.system(), cells.get(0), cells.get(1), cells.get(2),
+          cells.get(3)));
     }
     return out.toString();
   }

@@ -31,8 +31,9 @@ import scala.runtime.AbstractFunction1;
  * starting one {@code ddp_peer.py} rank on its executor's host (so P / hosts ranks per worker host), the rendezvous
  * (a TCPStore) on the driver's host, gloo between the ranks' own addresses. Every rank trains bitopk's problem
  * ({@link DdpProblem}); rank 0 writes its trace and, at every evaluation, its parameters, which are evaluated here by
- * the same function as every other system's. Bytes are what a ring all-reduce sends: every rank 2(P−1)/P of what it
- * hands to all-reduce (4d a round for dense, counted in the hooks for the others), summed over the ranks.
+ * the same function as every other system's, with where its rounds' time went ({@link RoundSplit}, measured by the
+ * script's RoundTimer). Bytes are what a ring all-reduce sends: every rank 2(P−1)/P of what it hands to all-reduce
+ * (counted in the hooks: 4d a round for dense), summed over the ranks.
  */
 final class DdpSystem implements ComparedSystem {
   static final String PREFIX = "ddp-";
@@ -116,8 +117,9 @@ final class DdpSystem implements ComparedSystem {
     }
     String details = String.format(Locale.ROOT, "PyTorch %s DDP (gloo), %s; %d ranks, hosts %s; batch %d; SGD lr "
         + "%s; run directory %s; bytes = a ring all-reduce's, 2(P-1)/P of each rank's all-reduce payload, summed "
-        + "over the ranks", torchVersion(fs, runDir), describe(fs, runDir), s.workers(), placement, s.batchSize(),
-        s.learningRate(), runDir.getName());
+        + "over the ranks; all-reduce hidden behind the backward %.1f ms/round (part of compute)",
+        torchVersion(fs, runDir), describe(fs, runDir), s.workers(), placement, s.batchSize(), s.learningRate(),
+        runDir.getName(), overlappedMs(fs, runDir));
     return failure == null ? SystemResult.ok(name(), details, trace)
         : SystemResult.failed(name(), details, trace, failure);
   }
@@ -131,6 +133,7 @@ final class DdpSystem implements ComparedSystem {
     }
     MultiLayerNetwork network = Dl4jSetup.network(context.data().train(), context.settings().seed(),
         context.settings().learningRate());
+    long previous = 0;
     for (String line : lines(fs, file)) {
       if (line.startsWith("#") || line.startsWith("rounds")) {
         continue;
@@ -140,11 +143,40 @@ final class DdpSystem implements ComparedSystem {
       float[] x = DdpProblem.readFloats(fs, params);
       network.setParams(Nd4j.createFromArray(x).reshape(1, x.length));
       Evaluation e = Dl4jSetup.evaluate(network, context.data().test());
-      trace.add(new TracePoint(Long.parseLong(f[0]), Double.parseDouble(f[1]), Long.parseLong(f[2]), e.accuracy(),
-          e.loss()));
+      long rounds = Long.parseLong(f[0]);
+      trace.add(new TracePoint(rounds, Double.parseDouble(f[1]), Long.parseLong(f[2]), e.accuracy(), e.loss()),
+          split(rounds - previous, f));
+      previous = rounds;
       fs.delete(params, false);
     }
     return trace.build();
+  }
+
+  /**
+   * The split of a trace line's rounds from its mean milliseconds per round (ddp_peer.py's RoundTimer): compute,
+   * communication, then the optimizer's step and the rest, which are this comparison's rest.
+   */
+  static RoundSplit split(long rounds, String[] line) {
+    return RoundSplit.ofMeans(rounds, Double.parseDouble(line[5]), Double.parseDouble(line[6]),
+        Double.parseDouble(line[7]) + Double.parseDouble(line[8]));
+  }
+
+  /** Rank 0's mean milliseconds per round of all-reduce hidden behind the backward's computing, over its run. */
+  private static double overlappedMs(FileSystem fs, Path runDir) throws IOException {
+    Path file = new Path(runDir, "trace.csv");
+    double sum = 0;
+    long rounds = 0;
+    long previous = 0;
+    for (String line : fs.exists(file) ? lines(fs, file) : List.<String>of()) {
+      if (!line.startsWith("#") && !line.startsWith("rounds")) {
+        String[] f = line.split(",");
+        long r = Long.parseLong(f[0]);
+        sum += (r - previous) * Double.parseDouble(f[9]);
+        rounds += r - previous;
+        previous = r;
+      }
+    }
+    return rounds == 0 ? 0 : sum / rounds;
   }
 
   private static String describe(FileSystem fs, Path runDir) throws IOException {

@@ -367,6 +367,8 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
           "bitopk: time to accuracy against DL4J");
       environment.finishInto(fs, dir);
       AtomicFiles.writeText(fs, new Path(dir, SUCCESS), "");
+      console.println("where the rounds' training clock went (ms per round, mean over the measured rounds):");
+      console.print(ComparisonTable.splitTable(results));
       console.println("bitopk: " + results.size() + " systems compared" + (cold ? ", warm and cold" : "")
           + "; table in " + dir + "/" + ComparisonTable.FILE);
       console.flush();
@@ -442,6 +444,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       s.append("FAILED: ").append(r.failure()).append("; ");
     }
     RoundPace.of(r.trace(), evalEvery).ifPresent(p -> s.append(p.text()).append("; "));
+    r.trace().split().filter(split -> split.rounds() > 0).ifPresent(split -> s.append(split.text()).append("; "));
     s.append(r.trace().firstReaching(target).map(p -> String.format(Locale.ROOT,
         "reached %.1f %% after %.1f s%s", 100 * target, p.seconds(), r.bytesMeasured() ? ", " + p.bytes() + " bytes"
             : "")).orElse(String.format(Locale.ROOT, "did not reach %.1f %%", 100 * target)));

@@ -56,23 +56,25 @@ final class CsvTable {
    * command that wrote it would otherwise be read column by column as if it meant the same.
    */
   CsvTable requireHeader(List<String> expected) {
-    if (!header.equals(expected)) {
-      throw new BadInputException(source + ": expected the columns " + String.join(",", expected) + ", found "
-          + String.join(",", header));
+    return requireHeader(expected, List.of());
+  }
+
+  /**
+   * As {@link #requireHeader(List)}, also accepting each of {@code earlier}: the columns an earlier version of the
+   * command wrote, each the first columns of {@code expected} (the later columns of its rows read as absent).
+   */
+  CsvTable requireHeader(List<String> expected, List<List<String>> earlier) {
+    if (!header.equals(expected) && !earlier.contains(header)) {
+      throw new BadInputException(source + ": expected the columns " + String.join(",", expected)
+          + (earlier.isEmpty() ? "" : " (or, written by an earlier version, " + String.join(" or ", earlier.stream()
+              .map(columns -> String.join(",", columns)).toList()) + ")") + ", found " + String.join(",", header));
     }
     return this;
   }
 
-  /**
-   * As {@link #requireHeader(List)}, also accepting {@code earlier}: the columns an earlier version of the command
-   * wrote, a subset of {@code expected} (the later columns of its rows read as absent).
-   */
-  CsvTable requireHeader(List<String> expected, List<String> earlier) {
-    if (!header.equals(expected) && !header.equals(earlier)) {
-      throw new BadInputException(source + ": expected the columns " + String.join(",", expected) + " (or, written "
-          + "by an earlier version, " + String.join(",", earlier) + "), found " + String.join(",", header));
-    }
-    return this;
+  /** Whether the file has the column {@code name}. */
+  boolean has(String name) {
+    return header.contains(name);
   }
 
   static List<String> fields(String line) {

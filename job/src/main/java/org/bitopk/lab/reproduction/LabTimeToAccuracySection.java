@@ -55,7 +55,7 @@ final class LabTimeToAccuracySection {
    */
   static LabTimeToAccuracySection read(String flag, String directory, Configuration conf) {
     MeasuredOutput output = MeasuredOutput.read(flag, directory, TimeToAccuracySection.CSV,
-        TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_COLUMNS, null, conf);
+        TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_VERSIONS, null, conf);
     Path dir = new Path(directory);
     try {
       FileSystem fs = dir.getFileSystem(conf);

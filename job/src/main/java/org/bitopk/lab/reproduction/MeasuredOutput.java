@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The output directory of a measuring command (the compressor evaluation, the time-to-accuracy comparison):
  * finished ({@code _SUCCESS}), with its machine and load ({@code environment.json}) and one CSV whose columns are
- * exactly the ones this version reads. Anything else is refused with one line naming the flag and the file.
+ * exactly the ones this version reads (or those and the ones a later version of the command added). Anything else is refused with one line naming the flag and the file.
  */
 final class MeasuredOutput {
   private final String directory;
@@ -45,12 +45,12 @@ final class MeasuredOutput {
    */
   static MeasuredOutput read(String flag, String directory, String csvName, List<String> columns,
       @Nullable String picture, Configuration conf) {
-    return read(flag, directory, csvName, columns, columns, picture, conf);
+    return read(flag, directory, csvName, columns, List.of(), picture, conf);
   }
 
-  /** As the other, also accepting a CSV with {@code earlierColumns}, an earlier version's (see {@link CsvTable}). */
+  /** As the other, also accepting a CSV with any of {@code earlierColumns}, earlier versions' (see {@link CsvTable}). */
   static MeasuredOutput read(String flag, String directory, String csvName, List<String> columns,
-      List<String> earlierColumns, @Nullable String picture, Configuration conf) {
+      List<List<String>> earlierColumns, @Nullable String picture, Configuration conf) {
     Path dir = new Path(directory);
     try {
       FileSystem fs = dir.getFileSystem(conf);

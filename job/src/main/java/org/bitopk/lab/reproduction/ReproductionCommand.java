@@ -114,7 +114,7 @@ public final class ReproductionCommand implements Callable<Integer> {
     MeasuredOutput eval = evaluation == null ? null : MeasuredOutput.read("--evaluation", evaluation,
         EvaluationSection.CSV, EvaluationSection.COLUMNS, null, conf);
     MeasuredOutput tta = timeToAccuracy == null ? null : MeasuredOutput.read("--time-to-accuracy", timeToAccuracy,
-        TimeToAccuracySection.CSV, TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_COLUMNS,
+        TimeToAccuracySection.CSV, TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_VERSIONS,
         TimeToAccuracySection.PNG, conf);
     LabTimeToAccuracySection lab = labTimeToAccuracy == null ? null
         : LabTimeToAccuracySection.read("--lab-time-to-accuracy", labTimeToAccuracy, conf);

@@ -23,16 +23,23 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>An output of {@code time-to-accuracy --cold} adds a column, each system's seconds from launching its own JVM to
  * the target (or why there are none); the goals stay on the warm figures. An output without cold runs, or from the
- * version before them (its ten columns), shows none.
+ * version before them (its ten columns), shows none. Its last three columns say where each row's rounds' time went
+ * (their sections show them); an output from before them (twelve columns) has none.
  */
 final class TimeToAccuracySection {
   static final String CSV = "time-to-accuracy.csv";
   static final String PNG = "time-to-accuracy.png";
   static final List<String> COLUMNS = List.of("system", "details", "target_accuracy", "seconds_to_target",
       "bytes_to_target", "final_accuracy", "accuracy_at_equal_time", "equal_time_seconds", "wall_seconds",
-      "bytes_total", "cold_seconds_to_target", "cold_details");
+      "bytes_total", "cold_seconds_to_target", "cold_details", "ms_compute", "ms_communication", "ms_rest");
   /** The columns before cold runs: such an output is read as one without them. */
   static final List<String> EARLIER_COLUMNS = COLUMNS.subList(0, 10);
+  /** The columns from cold runs on, before the rounds' split: such an output is read as one without it. */
+  static final List<String> COLD_COLUMNS = COLUMNS.subList(0, 12);
+  /** The columns of every earlier version, each read as an output without the later ones. */
+  static final List<List<String>> EARLIER_VERSIONS = List.of(EARLIER_COLUMNS, COLD_COLUMNS);
+  /** The last columns, of an output that measured where its rounds' time went. */
+  static final List<String> SPLIT_COLUMNS = COLUMNS.subList(12, 15);
   static final String COLD_HEADER = "cold s, launch to target";
   static final String COLD_NOTE = "Cold: seconds from launching the system's own JVM, with no warm-up, to its trace "
       + "at the target (`time-to-accuracy --cold`): JVM and Spark start, executors, data, shards, JIT and its "

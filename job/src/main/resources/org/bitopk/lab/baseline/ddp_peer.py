@@ -10,7 +10,8 @@ per worker its shard (shard-W.f32 features already normalised, shard-W-labels.i3
   ddp_peer.py store --address A --port N --world-size P --seconds S
       the rendezvous (a TCPStore server) on the driver's host, until every rank said it is done or S seconds
   ddp_peer.py train --problem DIR --store A:N --rank R --world-size P --bind ADDRESS --system SYSTEM ...
-      one rank; rank 0 writes DIR-independent results into --out: trace.csv and params-ROUND.f32 per evaluation
+      one rank; rank 0 writes DIR-independent results into --out: trace.csv and params-ROUND.f32 per evaluation,
+      trace.csv with the mean milliseconds per round of each term of RoundTimer since the previous evaluation
   ddp_peer.py gradient --problem DIR --worker W --round T --out FILE
       the mean cross-entropy gradient of worker W's minibatch of round T at x0, flattened as x0 (for the test that
       shows both frameworks compute the same gradient)
@@ -147,35 +148,93 @@ def interface_of(address):
     raise SystemExit(f"ddp_peer: no network interface has the address {address}")
 
 
-class ByteCount:
-    """What this rank hands to all-reduce per round; a ring all-reduce sends 2(P-1)/P of it from every rank."""
+class RoundTimer:
+    """Where a rank's rounds go, and what it hands to all-reduce.
+
+    Every all-reduce (dist.all_reduce, which DDP's hooks call) is counted (its payload) and timed from its call
+    until its future completes; every bucket's hook records when the bucket's gradients were ready. DDP launches a
+    bucket's all-reduce while the backward still computes earlier layers' gradients; the backward returns once every
+    all-reduce has completed and its result is in the gradients. So a round splits, on the rank's clock, into
+      compute        the forward and the backward, the hooks' own work (fp16 casts, PowerSGD's projections) and the
+                     time an all-reduce was in flight while gradients were still being computed (hidden by that);
+      communication  the time after the last bucket's gradients were ready during which an all-reduce was in
+                     flight: what the all-reduces added to the round (waiting for the slowest rank included);
+      step           the optimizer's step;
+      rest           the minibatch, zero_grad, the loop and this bookkeeping.
+    overlapped is the in-flight time that compute hid (a diagnostic: it is part of compute). One round's four
+    terms are its wall time: they are read from shared clock readings.
+    """
 
     def __init__(self):
         self.payload = 0
+        self.ready = []
+        self.flights = []
 
     def wrap_all_reduce(self):
         original = dist.all_reduce
 
         def counted(tensor, *args, **kwargs):
             self.payload += tensor.numel() * tensor.element_size()
-            return original(tensor, *args, **kwargs)
+            flight = [time.perf_counter(), None]
+            self.flights.append(flight)
+            work = original(tensor, *args, **kwargs)
+            if work is None:
+                flight[1] = time.perf_counter()
+            else:
+                # registered before the hook's own callbacks, so it runs before DDP sees the result
+                work.get_future().then(lambda _: flight.__setitem__(1, time.perf_counter()))
+            return work
         dist.all_reduce = counted
 
+    def wrap_hook(self, hook):
+        def timed(state, bucket):
+            self.ready.append(time.perf_counter())
+            return hook(state, bucket)
+        return timed
 
-def register_system(model, system, counter):
-    """The DDP communication of SYSTEM: none (DDP's own fp32 all-reduce) or one of PyTorch's hooks."""
+    def backward(self, loss):
+        """Runs loss.backward(); (seconds of communication, seconds overlapped) of it."""
+        self.ready, self.flights = [], []
+        begun = time.perf_counter()
+        loss.backward()
+        ended = time.perf_counter()
+        last = max(self.ready, default=ended)
+        flights = [(start, ended if end is None else end) for start, end in self.flights]
+        return covered(flights, last, ended), covered(flights, begun, last)
+
+
+def covered(intervals, low, high):
+    """How much of [low, high] the union of the intervals covers."""
+    total, reached = 0.0, low
+    for start, end in sorted(intervals):
+        start, end = max(start, reached), min(end, high)
+        if end > start:
+            total += end - start
+            reached = end
+    return total
+
+
+SPLIT = ("compute", "communication", "step", "rest", "overlapped")
+
+
+def register_system(model, system, timer):
+    """The DDP communication of SYSTEM, each through a hook so that its all-reduces can be timed and counted.
+
+    dense is PyTorch's allreduce_hook, which PyTorch documents as DDP's own all-reduce behind a hook (same result).
+    """
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks, powerSGD_hook
+    timer.wrap_all_reduce()
     if system == "dense":
-        return "DDP's own all-reduce of fp32 gradients"
-    counter.wrap_all_reduce()
+        model.register_comm_hook(None, timer.wrap_hook(default_hooks.allreduce_hook))
+        return "DDP's all-reduce of fp32 gradients (allreduce_hook)"
     if system == "fp16":
-        model.register_comm_hook(None, default_hooks.fp16_compress_hook)
+        model.register_comm_hook(None, timer.wrap_hook(default_hooks.fp16_compress_hook))
         return "fp16_compress_hook"
     rank = int(system.split("-")[1])
     state = powerSGD_hook.PowerSGDState(process_group=None, matrix_approximation_rank=rank,
                                         start_powerSGD_iter=POWERSGD_START, use_error_feedback=True,
                                         warm_start=True)
-    model.register_comm_hook(state, powerSGD_hook.powerSGD_hook)
+    model.register_comm_hook(state, timer.wrap_hook(powerSGD_hook.powerSGD_hook))
     return f"powerSGD_hook rank {rank}, error feedback, warm start, from iteration {POWERSGD_START}"
 
 
@@ -191,53 +250,70 @@ def train(a):
     control = dist.new_group(backend="gloo")
     torch.manual_seed(0)
     model = nn.parallel.DistributedDataParallel(problem.model())
-    counter = ByteCount()
-    how = register_system(model, a.system, counter)
+    timer = RoundTimer()
+    how = register_system(model, a.system, timer)
     optimizer = torch.optim.SGD(model.parameters(), lr=a.lr)
     shard = problem.shard(a.rank)
     test = problem.test() if a.rank == 0 else None
     total_rounds = problem.rounds_per_epoch * problem.epochs
-    dense_payload = problem.parameters * 4
     trace = []
-    clock, paused = 0.0, time.perf_counter()
+    clock = 0.0
+    split = dict.fromkeys(SPLIT, 0.0)  # seconds of each term since the last evaluation
 
-    def record(round_index, seconds):
+    def record(round_index, seconds, rounds):
         accuracy, loss = evaluate(model.module, *test)
-        payload = counter.payload if a.system != "dense" else dense_payload * round_index
-        wire = round(payload * 2 * (a.world_size - 1))  # P ranks, each 2(P-1)/P of its payload
-        trace.append((round_index, seconds, wire, accuracy, loss))
+        wire = round(timer.payload * 2 * (a.world_size - 1))  # P ranks, each 2(P-1)/P of its payload
+        per_round = [1000 * split[term] / rounds if rounds else 0.0 for term in SPLIT]
+        trace.append((round_index, seconds, wire, accuracy, loss, per_round))
         write_floats(os.path.join(a.out, f"params-{round_index}.f32"),
                      torch.nn.utils.parameters_to_vector(model.module.parameters()))
         return accuracy
 
     if a.rank == 0:
-        record(0, 0.0)
+        record(0, 0.0, 0)
     dist.barrier(group=control)
     started = time.perf_counter()
+    mark, since = started, 0
     t = 0
     while t < total_rounds:
         x, y = shard.minibatch(t)
         optimizer.zero_grad(set_to_none=True)
-        F.cross_entropy(model(x), y).backward()
+        begun = time.perf_counter()
+        loss = F.cross_entropy(model(x), y)
+        communication, overlapped = timer.backward(loss)
+        stepping = time.perf_counter()
         optimizer.step()
+        stepped = time.perf_counter()
+        split["rest"] += begun - mark
+        split["compute"] += stepping - begun - communication
+        split["communication"] += communication
+        split["overlapped"] += overlapped
+        split["step"] += stepped - stepping
+        mark = stepped
         t += 1
+        since += 1
         if t % a.eval_every == 0 or t >= a.max_rounds or t == total_rounds:
-            seconds = clock + time.perf_counter() - started
+            now = time.perf_counter()
+            split["rest"] += now - mark
+            seconds = clock + now - started
             stop = torch.zeros(1)
             if a.rank == 0:
-                accuracy = record(t, seconds)
+                accuracy = record(t, seconds, since)
                 done = seconds >= a.max_seconds or t >= a.max_rounds or (a.stop_at_target and accuracy >= a.target)
                 stop[0] = 1.0 if done else 0.0
             dist.broadcast(stop, src=0, group=control)
             clock = seconds
+            split = dict.fromkeys(SPLIT, 0.0)
             started = time.perf_counter()
+            mark, since = started, 0
             if stop[0] > 0:
                 break
     if a.rank == 0:
         with open(os.path.join(a.out, "trace.csv.tmp"), "w") as f:
-            f.write(f"# {how}\n# torch {torch.__version__}\nrounds,seconds,bytes,accuracy,test_loss\n")
-            for r, s, b, acc, loss in trace:
-                f.write(f"{r},{s:.6f},{b},{acc:.6f},{loss:.6f}\n")
+            f.write(f"# {how}\n# torch {torch.__version__}\nrounds,seconds,bytes,accuracy,test_loss,"
+                    + ",".join("ms_" + term for term in SPLIT) + "\n")
+            for r, s, b, acc, loss, per_round in trace:
+                f.write(f"{r},{s:.6f},{b},{acc:.6f},{loss:.6f}," + ",".join(f"{v:.6f}" for v in per_round) + "\n")
         os.replace(os.path.join(a.out, "trace.csv.tmp"), os.path.join(a.out, "trace.csv"))
     dist.barrier(group=control)
     store.add("done", 1)

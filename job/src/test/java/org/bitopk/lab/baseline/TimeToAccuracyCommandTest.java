@@ -117,7 +117,8 @@ public class TimeToAccuracyCommandTest {
   void writesTheTableWithExactlyTheAgreedColumnsAndEverythingElse() throws IOException {
     assertEquals(0, exitCode, stdout);
     assertEquals("system,details,target_accuracy,seconds_to_target,bytes_to_target,final_accuracy,"
-        + "accuracy_at_equal_time,equal_time_seconds,wall_seconds,bytes_total,cold_seconds_to_target,cold_details",
+        + "accuracy_at_equal_time,equal_time_seconds,wall_seconds,bytes_total,cold_seconds_to_target,cold_details,"
+        + "ms_compute,ms_communication,ms_rest",
         Files.readAllLines(out.resolve("time-to-accuracy.csv")).get(0));
     assertEquals(List.of("bitopk-bidirectional", "bitopk-dense", "single-jvm"),
         table(out.resolve("time-to-accuracy.csv")).stream().map(r -> r.get("system")).toList());
@@ -126,6 +127,14 @@ public class TimeToAccuracyCommandTest {
       assertEquals("not measured (no --cold)", row.get("cold_details"), row.toString());
     }
     assertFalse(Files.exists(out.resolve(ColdStart.DIRECTORY)), "no cold runs without --cold");
+    // bitopk's rounds are split (every term a number, none negative); the single-JVM fit does not measure it
+    for (String system : List.of("bitopk-bidirectional", "bitopk-dense")) {
+      for (String term : List.of("ms_compute", "ms_communication", "ms_rest")) {
+        assertTrue(Double.parseDouble(row(system).get(term)) >= 0, system + " " + term);
+      }
+    }
+    assertEquals("", row("single-jvm").get("ms_compute"));
+    assertTrue(stdout.contains("single-jvm") && stdout.contains("compute  communication"), stdout);
     for (String f : List.of("time-to-accuracy.png", "environment.json", "trace-single-jvm.csv",
         "bitopk-bidirectional/metrics/iterations.jsonl")) {
       assertTrue(Files.size(out.resolve(f)) > 0, f);
@@ -501,7 +510,7 @@ public class TimeToAccuracyCommandTest {
         Map.of("a", ColdResult.none("not within 540 s: stopped, no trace; own JVM")));
     List<String> cells = split(csv.lines().toList().get(1));
     assertEquals(List.of("a", "x, y", "0.85", "", "", "0.6", "0.6", "1.5", "1.5", "100", "",
-        "not within 540 s: stopped, no trace; own JVM"), cells);
+        "not within 540 s: stopped, no trace; own JVM", "", "", ""), cells);
     String reached = ComparisonTable.csv(List.of(SystemResult.ok("a", "x", trace)), 0.5,
         Map.of("a", ColdResult.reached(12.25, "own JVM")));
     assertEquals(List.of("12.25", "own JVM"), split(reached.lines().toList().get(1)).subList(10, 12));

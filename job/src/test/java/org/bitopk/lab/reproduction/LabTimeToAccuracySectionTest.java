@@ -32,7 +32,7 @@ class LabTimeToAccuracySectionTest {
 
   private static String markdown(String csv) {
     MeasuredOutput output = MeasuredOutput.of("dir", CsvTable.parse("time-to-accuracy.csv", csv)
-        .requireHeader(TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_COLUMNS), List.of(), null);
+        .requireHeader(TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_VERSIONS), List.of(), null);
     return LabTimeToAccuracySection.of(output, CsvTable.parse("links.csv", LINKS), List.of()).markdown();
   }
 
@@ -70,7 +70,7 @@ class LabTimeToAccuracySectionTest {
   /** With cold runs each rate's table gains a column: the cold seconds, or the first clause of why there are none. */
   @Test
   void coldRunsAddAColumnToEachRatesTable() {
-    String csv = String.join(",", TimeToAccuracySection.COLUMNS) + "\n" + table("20", "130", "30").lines().skip(1)
+    String csv = String.join(",", TimeToAccuracySection.COLD_COLUMNS) + "\n" + table("20", "130", "30").lines().skip(1)
         .map(l -> l + (l.startsWith("bitopk-bidirectional@100mbit,") ? ",41.5,own JVM"
             : ",,\"not within 540 s: stopped, no trace; own JVM\""))
         .collect(java.util.stream.Collectors.joining("\n"));

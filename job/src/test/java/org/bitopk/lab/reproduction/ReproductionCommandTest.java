@@ -756,7 +756,8 @@ class ReproductionCommandTest {
     assertEquals(2, o.code(), o.err());
     assertTrue(o.err().strip().startsWith("bitopk: --time-to-accuracy: " + csv + ": expected the columns "
         + String.join(",", TimeToAccuracySection.COLUMNS) + " (or, written by an earlier version, "
-        + String.join(",", TimeToAccuracySection.EARLIER_COLUMNS) + "), found "), o.err());
+        + String.join(",", TimeToAccuracySection.EARLIER_COLUMNS) + " or "
+        + String.join(",", TimeToAccuracySection.COLD_COLUMNS) + "), found "), o.err());
     assertEquals(1, o.err().strip().lines().count(), o.err());
     assertFalse(Files.exists(top.resolve("R.md")));
   }

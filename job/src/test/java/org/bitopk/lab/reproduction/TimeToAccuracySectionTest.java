@@ -83,7 +83,7 @@ class TimeToAccuracySectionTest {
    */
   @Test
   void coldRunsAddAColumnOfTheirSecondsOrWhyThereAreNone() {
-    String csv = String.join(",", TimeToAccuracySection.COLUMNS) + "\n"
+    String csv = String.join(",", TimeToAccuracySection.COLD_COLUMNS) + "\n"
         + "bitopk-bidirectional,x,0.85,20,1000,0.86,0.86,10,50,2000,31.4,\"own JVM, pid 7, and Spark application; its "
         + "training clock 20 s\"\n"
         + "patm-20,y,0.85,220,5000000,0.86,0.80,10,300,99999999,,\"not within its 300 s training budget (84.10 % at "
@@ -100,7 +100,7 @@ class TimeToAccuracySectionTest {
     assertEquals(String.format(java.util.Locale.ROOT, "| time ≤ 0.1× DL4J's best distributed master | 20.0 s "
         + "(bitopk-bidirectional) | 220.0 s (patm-20) | %.3f× | yes |", 20 / 220.0), row(md, "| time ≤ 0.1×"));
 
-    String notMeasured = String.join(",", TimeToAccuracySection.COLUMNS) + "\n"
+    String notMeasured = String.join(",", TimeToAccuracySection.COLD_COLUMNS) + "\n"
         + "bitopk-bidirectional,x,0.85,20,1000,0.86,0.86,10,50,2000,,not measured (no --cold)\n"
         + "patm-20,y,0.85,220,5000000,0.86,0.80,10,300,99999999,,not measured (no --cold)\n";
     String plain = TimeToAccuracySection.markdown(output(notMeasured));
@@ -124,6 +124,6 @@ class TimeToAccuracySectionTest {
 
   static MeasuredOutput output(String csv) {
     return MeasuredOutput.of("dir", CsvTable.parse("time-to-accuracy.csv", csv)
-        .requireHeader(TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_COLUMNS), List.of(), null);
+        .requireHeader(TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_VERSIONS), List.of(), null);
   }
 }
