@@ -13,6 +13,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.bitopk.job.BadInputException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Time to accuracy on the network lab's shaped links: the output of {@code time-to-accuracy --rates} run under
@@ -21,9 +22,22 @@ import org.bitopk.job.BadInputException;
  * and Spark: the same hosts with nothing capping the links) beside what each shaped rate added (the links' cost);
  * the three targets at 100 Mbit/s, judged like the DL4J goals ({@link TimeToAccuracySection}: a reference that
  * did not reach the target gives a lower bound, against which a target can hold but never fail); one chart per
- * rate.
+ * rate. The same output of a comparison against PyTorch DDP ({@link Kind#DDP}) gets the DDP targets instead, at
+ * 100 Mbit/s and 1 Gbit/s. An output that measured where its rounds' time went shows the split per row.
  */
 final class LabTimeToAccuracySection {
+  /** Which comparison the output is, which decides its targets. */
+  enum Kind {
+    /** bitopk's systems and DL4J's masters: "Time to accuracy on shaped links". */
+    DL4J,
+    /** bitopk against PyTorch DDP's systems: "Time to accuracy against PyTorch DDP". */
+    DDP
+  }
+
+  /** The DDP targets: per rate, the largest ratio of bidirectional's time to the best DDP system's. */
+  static final List<Map.Entry<String, Double>> DDP_TARGETS = List.of(Map.entry("100mbit", 0.5),
+      Map.entry("1gbit", 1.0));
+
   static final String LINKS = "links.csv";
   static final List<String> LINK_COLUMNS = List.of("rate", "probe_mbit_per_second", "executors", "task_slots",
       "lab");
@@ -32,11 +46,13 @@ final class LabTimeToAccuracySection {
   private static final String UNSHAPED = "none";
   private static final String FAILED = "FAILED";
 
+  private final Kind kind;
   private final MeasuredOutput output;
   private final CsvTable links;
   private final List<Path> charts;
 
-  private LabTimeToAccuracySection(MeasuredOutput output, CsvTable links, List<Path> charts) {
+  private LabTimeToAccuracySection(Kind kind, MeasuredOutput output, CsvTable links, List<Path> charts) {
+    this.kind = kind;
     this.output = output;
     this.links = links;
     this.charts = List.copyOf(charts);
@@ -44,7 +60,12 @@ final class LabTimeToAccuracySection {
 
   /** A section of outputs already read (tests). */
   static LabTimeToAccuracySection of(MeasuredOutput output, CsvTable links, List<Path> charts) {
-    return new LabTimeToAccuracySection(output, links.requireHeader(LINK_COLUMNS), charts);
+    return of(Kind.DL4J, output, links, charts);
+  }
+
+  /** A section of {@code kind} of outputs already read (tests). */
+  static LabTimeToAccuracySection of(Kind kind, MeasuredOutput output, CsvTable links, List<Path> charts) {
+    return new LabTimeToAccuracySection(kind, output, links.requireHeader(LINK_COLUMNS), charts);
   }
 
   /**
@@ -54,6 +75,11 @@ final class LabTimeToAccuracySection {
    * @throws BadInputException one line naming {@code flag} and the file
    */
   static LabTimeToAccuracySection read(String flag, String directory, Configuration conf) {
+    return read(Kind.DL4J, flag, directory, conf);
+  }
+
+  /** As {@link #read(String, String, Configuration)}, the output of a comparison of {@code kind}. */
+  static LabTimeToAccuracySection read(Kind kind, String flag, String directory, Configuration conf) {
     MeasuredOutput output = MeasuredOutput.read(flag, directory, TimeToAccuracySection.CSV,
         TimeToAccuracySection.COLUMNS, TimeToAccuracySection.EARLIER_VERSIONS, null, conf);
     Path dir = new Path(directory);
@@ -82,7 +108,7 @@ final class LabTimeToAccuracySection {
         }
         charts.add(chart);
       }
-      return new LabTimeToAccuracySection(output, links, charts);
+      return new LabTimeToAccuracySection(kind, output, links, charts);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + directory + ": " + e.getMessage(), e);
     }
@@ -104,6 +130,7 @@ final class LabTimeToAccuracySection {
 
   String markdown() {
     CsvTable t = output.table();
+    boolean split = t.has(TimeToAccuracySection.SPLIT_COLUMNS.get(0));
     // rate -> system -> row, in the order measured
     Map<String, Map<String, Map<String, String>>> byRate = new LinkedHashMap<>();
     for (Map<String, String> link : links.rows()) {
@@ -130,7 +157,9 @@ final class LabTimeToAccuracySection {
           .append(Numbers.fixed(Double.parseDouble(link.get("probe_mbit_per_second")), 1)).append(" Mbit/s)\n\n")
           .append("| system | lr | seconds to target | MiB to target | final accuracy (%) | wall s | MiB total | "
               + "s/round, first rounds / later |").append(cold ? " " + TimeToAccuracySection.COLD_HEADER + " |" : "")
-          .append("\n|---|---|---|---|---|---|---|---|").append(cold ? "---|" : "").append('\n');
+          .append(split ? " ms/round: compute / communication / rest |" : "")
+          .append("\n|---|---|---|---|---|---|---|---|").append(cold ? "---|" : "").append(split ? "---|" : "")
+          .append('\n');
       for (Map.Entry<String, Map<String, String>> e : byRate.get(rate).entrySet()) {
         Map<String, String> row = e.getValue();
         b.append("| ").append(e.getKey()).append(" | ").append(learningRate(row.get("details"))).append(" | ")
@@ -139,7 +168,8 @@ final class LabTimeToAccuracySection {
             .append(" | ").append(Numbers.percent(t.number(row, "final_accuracy"))).append(" | ")
             .append(Numbers.fixed(t.number(row, "wall_seconds"), 1)).append(" | ")
             .append(Numbers.mib(t.number(row, "bytes_total"))).append(" | ").append(pace(row.get("details")))
-            .append(cold ? " | " + TimeToAccuracySection.cold(t, row) : "").append(" |\n");
+            .append(cold ? " | " + TimeToAccuracySection.cold(t, row) : "").append(split ? " | " + split(t, row) : "")
+            .append(" |\n");
       }
       b.append('\n');
       for (Map.Entry<String, Map<String, String>> e : byRate.get(rate).entrySet()) {
@@ -156,10 +186,63 @@ final class LabTimeToAccuracySection {
       b.append(TimeToAccuracySection.COLD_NOTE).append("\n\n");
     }
     costs(b, t, byRate);
-    targets(b, t, byRate.getOrDefault(TARGET_RATE, Map.of()));
-    b.append("Each row's details (the learning-rate grid's outcome, bitopk's settings, DL4J's) are in `")
-        .append(TimeToAccuracySection.CSV).append("`.\n\n");
+    if (split) {
+      b.append("ms/round: where a round's training clock went, mean over the measured rounds (job/docs/"
+          + "time-to-accuracy.md, \"Where the time goes\"): bitopk's compute is its tasks' critical path, its "
+          + "communication the rest of the Spark job; DDP's compute is rank 0's forward and backward, its "
+          + "communication the all-reduces' time after the last gradient was ready.\n\n");
+    }
+    if (kind == Kind.DL4J) {
+      targets(b, t, byRate.getOrDefault(TARGET_RATE, Map.of()));
+    } else {
+      ddpTargets(b, t, byRate);
+    }
+    b.append("Each row's details (the learning-rate grid's outcome, bitopk's settings, ")
+        .append(kind == Kind.DL4J ? "DL4J's" : "PyTorch's").append(") are in `").append(TimeToAccuracySection.CSV)
+        .append("`.\n\n");
     return b.toString();
+  }
+
+  /** A row's split as "compute / communication / rest" ms per round, "–" where it has none. */
+  private static String split(CsvTable t, Map<String, String> row) {
+    double[] m = TimeToAccuracySection.SPLIT_COLUMNS.stream().mapToDouble(c -> t.number(row, c)).toArray();
+    return Double.isNaN(m[0]) ? Numbers.NONE : Numbers.fixed(m[0], 1) + " / " + Numbers.fixed(m[1], 1) + " / "
+        + Numbers.fixed(m[2], 1);
+  }
+
+  /** bitopk bidirectional against every DDP system, at each rate of {@link #DDP_TARGETS}. */
+  private static void ddpTargets(StringBuilder b, CsvTable t, Map<String, Map<String, Map<String, String>>> byRate) {
+    b.append("**Targets.**\n\n| target | ours | reference | ratio | met |\n|---|---|---|---|---|\n");
+    for (Map.Entry<String, Double> target : DDP_TARGETS) {
+      String rate = target.getKey();
+      String name = "bidirectional ≤ " + Numbers.fixed(target.getValue(), 1) + "× the best DDP system's time at "
+          + rate;
+      Map<String, Map<String, String>> rows = byRate.get(rate);
+      if (rows == null) {
+        b.append("| ").append(name).append(" | not measured at ").append(rate).append(" | – | – | not measured |\n");
+        continue;
+      }
+      List<TimeToAccuracySection.Figure> ddp = new ArrayList<>();
+      for (Map.Entry<String, Map<String, String>> e : rows.entrySet()) {
+        if (e.getKey().startsWith("ddp-") && !failed(e.getValue())) {
+          ddp.add(TimeToAccuracySection.figure(t, e.getValue(), "seconds_to_target", "wall_seconds"));
+        }
+      }
+      double bound = target.getValue();
+      TimeToAccuracySection.goal(b, name, ours(t, rows), ddp, "s", r -> r <= bound);
+    }
+    b.append('\n');
+  }
+
+  /** bitopk bidirectional's time to the target among {@code rows}; null when it failed or did not reach it. */
+  private static TimeToAccuracySection.@Nullable Figure ours(CsvTable t, Map<String, Map<String, String>> rows) {
+    Map<String, String> bidirectional = rows.get("bitopk-bidirectional");
+    if (bidirectional == null || failed(bidirectional)
+        || Double.isNaN(t.number(bidirectional, "seconds_to_target"))) {
+      return null;
+    }
+    return new TimeToAccuracySection.Figure(bidirectional.get("system"), t.number(bidirectional,
+        "seconds_to_target"), false);
   }
 
   /** Per system: seconds to the target unshaped (CPU and Spark), and what each shaped rate added (the links). */
@@ -195,13 +278,7 @@ final class LabTimeToAccuracySection {
   private static void targets(StringBuilder b, CsvTable t, Map<String, Map<String, String>> rows) {
     b.append("**Targets at ").append(TARGET_RATE).append(".**\n\n| target | ours | reference | ratio | met |\n"
         + "|---|---|---|---|---|\n");
-    Map<String, String> bidirectional = rows.get("bitopk-bidirectional");
-    TimeToAccuracySection.Figure ours = bidirectional == null || failed(bidirectional) ? null
-        : new TimeToAccuracySection.Figure(bidirectional.get("system"), t.number(bidirectional, "seconds_to_target"),
-            false);
-    if (ours != null && Double.isNaN(ours.value())) {
-      ours = null;
-    }
+    TimeToAccuracySection.Figure ours = ours(t, rows);
     List<TimeToAccuracySection.Figure> dense = new ArrayList<>();
     List<TimeToAccuracySection.Figure> unidirectional = new ArrayList<>();
     List<TimeToAccuracySection.Figure> masters = new ArrayList<>();

@@ -52,6 +52,11 @@ public final class ReproductionCommand implements Callable<Integer> {
           + "chart per rate, environment.json, _SUCCESS).")
   String labTimeToAccuracy;
 
+  @Option(names = "--ddp-time-to-accuracy", paramLabel = "DIR",
+      description = "Output of time-to-accuracy --rates on the network lab comparing bitopk with the ddp-* systems "
+          + "(as --lab-time-to-accuracy): the section against PyTorch DDP.")
+  String ddpTimeToAccuracy;
+
   @Option(names = "--out", required = true, paramLabel = "FILE",
       description = "The document to write, normally REPRODUCTION.md at the repository's top level.")
   String out;
@@ -79,9 +84,10 @@ public final class ReproductionCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (!update && experiments.isEmpty() && evaluation == null && timeToAccuracy == null
-        && labTimeToAccuracy == null) {
-      throw new BadInputException("--experiments, --evaluation, --time-to-accuracy or --lab-time-to-accuracy: at "
-          + "least one output is needed (or --update alone, to lay out an existing document again)");
+        && labTimeToAccuracy == null && ddpTimeToAccuracy == null) {
+      throw new BadInputException("--experiments, --evaluation, --time-to-accuracy, --lab-time-to-accuracy or "
+          + "--ddp-time-to-accuracy: at least one output is needed (or --update alone, to lay out an existing "
+          + "document again)");
     }
     java.nio.file.Path file = java.nio.file.Path.of(out).toAbsolutePath().normalize();
     java.nio.file.Path top = file.getParent();
@@ -118,9 +124,11 @@ public final class ReproductionCommand implements Callable<Integer> {
         TimeToAccuracySection.PNG, conf);
     LabTimeToAccuracySection lab = labTimeToAccuracy == null ? null
         : LabTimeToAccuracySection.read("--lab-time-to-accuracy", labTimeToAccuracy, conf);
+    LabTimeToAccuracySection ddp = ddpTimeToAccuracy == null ? null : LabTimeToAccuracySection.read(
+        LabTimeToAccuracySection.Kind.DDP, "--ddp-time-to-accuracy", ddpTimeToAccuracy, conf);
     String text = new ReproductionDocument(regenerateCommand(), file, imageDir, gridDir, conf,
         update ? SectionLayout.sections(previous) : java.util.Map.of())
-        .render(evidence, eval, tta, lab);
+        .render(evidence, eval, tta, lab, ddp);
     if (update) {
       try {
         text = DocumentUpdate.merge(previous, text, regenerateCommand());
@@ -139,6 +147,7 @@ public final class ReproductionCommand implements Callable<Integer> {
     spec.commandLine().getOut().println("bitopk: wrote " + out + " from " + evidence.size() + " experiment(s)"
         + (eval == null ? "" : ", the compressor evaluation") + (tta == null ? "" : ", the time-to-accuracy comparison")
         + (lab == null ? "" : ", the time to accuracy on shaped links")
+        + (ddp == null ? "" : ", the time to accuracy against PyTorch DDP")
         + "; charts in " + imageDir);
     spec.commandLine().getOut().flush();
     return ExitCode.OK;
@@ -166,6 +175,9 @@ public final class ReproductionCommand implements Callable<Integer> {
     }
     if (labTimeToAccuracy != null) {
       b.append(" --lab-time-to-accuracy ").append(labTimeToAccuracy);
+    }
+    if (ddpTimeToAccuracy != null) {
+      b.append(" --ddp-time-to-accuracy ").append(ddpTimeToAccuracy);
     }
     b.append(" --out ").append(out);
     if (images != null) {

@@ -13,6 +13,7 @@ import org.apache.hadoop.fs.Path;
 import org.bitopk.job.BadInputException;
 import org.bitopk.lab.experiment.Grid;
 import org.bitopk.lab.experiment.GridPoint;
+import org.jspecify.annotations.Nullable;
 
 /**
  * REPRODUCTION.md from checked outputs: a section per claim with the paper's figure, ours, the difference, the
@@ -54,6 +55,12 @@ final class ReproductionDocument {
 
   String render(List<ExperimentEvidence> experiments, MeasuredOutput evaluation, MeasuredOutput timeToAccuracy,
       LabTimeToAccuracySection lab) {
+    return render(experiments, evaluation, timeToAccuracy, lab, null);
+  }
+
+  /** @param ddp the network lab's comparison against PyTorch DDP, or null */
+  String render(List<ExperimentEvidence> experiments, MeasuredOutput evaluation, MeasuredOutput timeToAccuracy,
+      LabTimeToAccuracySection lab, @Nullable LabTimeToAccuracySection ddp) {
     StringBuilder b = new StringBuilder("# Reproduction of the published figures\n\n")
         .append("Generated from finished experiment outputs, not written by hand. Regenerate it with:\n\n```bash\n")
         .append(regenerate).append("\n```\n\n")
@@ -83,6 +90,13 @@ final class ReproductionDocument {
         measuredSection(b, claim, lab.output(), lab.markdown(), lab.launcher());
         for (Path chart : lab.charts()) {
           b.append(image("lab-time-to-accuracy", chart)).append("\n\n");
+        }
+      }
+      if (claim == Claim.LAB_DDP_TIME_TO_ACCURACY && ddp != null) {
+        covered.add(claim);
+        measuredSection(b, claim, ddp.output(), ddp.markdown(), ddp.launcher());
+        for (Path chart : ddp.charts()) {
+          b.append(image("lab-ddp-time-to-accuracy", chart)).append("\n\n");
         }
       }
     }
@@ -280,6 +294,9 @@ final class ReproductionDocument {
       } else if (claim == Claim.LAB_TIME_TO_ACCURACY) {
         rows.add("| " + claim.title() + " | `" + Claim.LAB_TIME_TO_ACCURACY_COMMAND + "`, then "
             + "`--lab-time-to-accuracy DIR` | about 30 min |");
+      } else if (claim == Claim.LAB_DDP_TIME_TO_ACCURACY) {
+        rows.add("| " + claim.title() + " | `" + Claim.LAB_DDP_TIME_TO_ACCURACY_COMMAND + "`, then "
+            + "`--ddp-time-to-accuracy DIR` | about 20 min |");
       } else if (claim == Claim.TIME_TO_ACCURACY) {
         rows.add("| " + claim.title() + " | `" + Claim.TIME_TO_ACCURACY_COMMAND + "`, then `--time-to-accuracy DIR` "
             + "| – |");

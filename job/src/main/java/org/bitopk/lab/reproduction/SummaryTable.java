@@ -103,7 +103,7 @@ final class SummaryTable {
       case COUNTEREXAMPLE -> one(MarkdownTable.first(s, "setting", "unidirectional", "bidirectional"),
           SummaryTable::counterexample);
       case COMPRESSOR_EVALUATION -> one(MarkdownTable.first(s, "compressor", "rounds"), SummaryTable::evaluation);
-      case TIME_TO_ACCURACY, LAB_TIME_TO_ACCURACY -> goals(s);
+      case TIME_TO_ACCURACY, LAB_TIME_TO_ACCURACY, LAB_DDP_TIME_TO_ACCURACY -> goals(s);
       case SCHEMES -> one(MarkdownTable.first(s, "scheme"), SummaryTable::schemes);
       case WIRE_FORMATS -> one(MarkdownTable.first(s, "values (up / down)"), SummaryTable::formats);
     };

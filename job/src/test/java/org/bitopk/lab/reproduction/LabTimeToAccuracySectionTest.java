@@ -99,4 +99,64 @@ class LabTimeToAccuracySectionTest {
     assertTrue(md.contains("\n- shared failed: in its warm-up: java.lang.IllegalStateException: no ack, from 2 of 4\n"),
         md);
   }
+
+  private static final String SPLIT_HEADER = String.join(",", TimeToAccuracySection.COLUMNS);
+  /** A row's cold cells without --cold, between its bytes and its split. */
+  private static final String NO_COLD = ",,not measured (no --cold)";
+
+  /** The DDP comparison at 100 Mbit/s (and, when {@code gigabit}, at 1 Gbit/s), with the rounds' split. */
+  private static String ddpMarkdown(String powerSgd, String dense, boolean gigabit) {
+    String links = String.join(",", LabTimeToAccuracySection.LINK_COLUMNS) + "\n"
+        + "100mbit,94.1,4,8,submit/netlab.sh --hosts 4 --cores 2\n"
+        + (gigabit ? "1gbit,930,4,8,submit/netlab.sh --hosts 4 --cores 2\n" : "");
+    String csv = SPLIT_HEADER + "\n"
+        + "bitopk-bidirectional@100mbit,lr 0.2 chosen by rounds,0.85,20,1000,0.86,0.86,10,20,2000" + NO_COLD
+        + ",12.5,30.06,2\n"
+        + "ddp-dense@100mbit,lr 0.2 chosen by rounds,0.85," + dense + ",9000,0.86,0.86,10,150,90000" + NO_COLD
+        + ",8,300,4.25\n"
+        + "ddp-powersgd-1@100mbit,lr 0.1 chosen by rounds,0.85," + powerSgd + ",3000,0.86,0.86,10,60,6000" + NO_COLD
+        + ",9,60,5\n"
+        + "ddp-fp16@100mbit,FAILED: rank 3 on 198.18.0.3 exited with 1: gloo,0.85,,,,,10,0," + NO_COLD + ",,,\n"
+        + (gigabit ? "bitopk-bidirectional@1gbit,lr 0.2 chosen by rounds,0.85,12,1000,0.86,0.86,10,12,2000" + NO_COLD
+            + ",12,8,2\n"
+            + "ddp-dense@1gbit,lr 0.2 chosen by rounds,0.85,10,9000,0.86,0.86,10,10,90000" + NO_COLD + ",8,30,2\n"
+            : "");
+    MeasuredOutput output = MeasuredOutput.of("dir", CsvTable.parse("time-to-accuracy.csv", csv)
+        .requireHeader(TimeToAccuracySection.COLUMNS), List.of(), null);
+    return LabTimeToAccuracySection.of(LabTimeToAccuracySection.Kind.DDP, output, CsvTable.parse("links.csv",
+        links), List.of()).markdown();
+  }
+
+  @Test
+  void againstDdpBidirectionalIsJudgedAgainstTheBestDdpSystemAtEachRate() {
+    String md = ddpMarkdown("50", "150", true);
+    // 20 / 50 = 0.4 <= 0.5 against the fastest DDP system; the failed fp16 ranks bound nothing
+    assertEquals(String.format(Locale.ROOT, "| bidirectional ≤ 0.5× the best DDP system's time at 100mbit | 20.0 s "
+        + "(bitopk-bidirectional@100mbit) | 50.0 s (ddp-powersgd-1@100mbit) | %.3f× | yes |", 20 / 50.0),
+        TimeToAccuracySectionTest.row(md, "| bidirectional ≤ 0.5×"));
+    // 12 / 10 = 1.2 > 1.0
+    assertEquals(String.format(Locale.ROOT, "| bidirectional ≤ 1.0× the best DDP system's time at 1gbit | 12.0 s "
+        + "(bitopk-bidirectional@1gbit) | 10.0 s (ddp-dense@1gbit) | %.3f× | no |", 12 / 10.0),
+        TimeToAccuracySectionTest.row(md, "| bidirectional ≤ 1.0×"));
+    assertEquals("no", TimeToAccuracySectionTest.verdict(ddpMarkdown("30", "150", true), "| bidirectional ≤ 0.5×"));
+    // PowerSGD did not reach the target within 60 s: 20 / 60 = 0.33 holds against the bound, dense's 150 s decides
+    assertEquals("yes", TimeToAccuracySectionTest.verdict(ddpMarkdown("", "150", true), "| bidirectional ≤ 0.5×"));
+    // nor did dense within 150 s, and 20 / 60 holds: both bounds, the goal met against both
+    assertEquals("yes", TimeToAccuracySectionTest.verdict(ddpMarkdown("", "", true), "| bidirectional ≤ 0.5×"));
+    assertEquals("| bidirectional ≤ 1.0× the best DDP system's time at 1gbit | not measured at 1gbit | – | – | not "
+        + "measured |", TimeToAccuracySectionTest.row(ddpMarkdown("50", "150", false), "| bidirectional ≤ 1.0×"));
+    assertTrue(md.contains("\n- ddp-fp16 failed: rank 3 on 198.18.0.3 exited with 1: gloo\n"), md);
+    assertTrue(!md.contains("1/6 of bitopk dense") && md.contains("bitopk's settings, PyTorch's)"), md);
+  }
+
+  @Test
+  void eachRowShowsWhereItsRoundsWentWhenTheOutputMeasuredIt() {
+    String md = ddpMarkdown("50", "150", true);
+    assertTrue(md.contains("| s/round, first rounds / later | ms/round: compute / communication / rest |"), md);
+    assertTrue(md.contains("| bitopk-bidirectional | 0.2 | 20.0 | 0.00 | 86.00 | 20.0 | 0.00 | – | 12.5 / 30.1 / "
+        + "2.0 |"), md);
+    assertTrue(md.contains("| ddp-fp16 | – | failed | failed | – | 0.0 | – | – | – |"), md);
+    // an output of the version before the split: the column is not there
+    assertTrue(!markdown(table("20", "130", "30")).contains("ms/round"));
+  }
 }
