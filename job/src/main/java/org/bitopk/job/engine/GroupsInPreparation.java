@@ -11,16 +11,17 @@ import scala.reflect.ClassTag$;
 import scala.runtime.AbstractFunction1;
 
 /**
- * A placement's groups built in the background, each on the executor it is to be on, while the rounds go on
- * where the groups are ({@link WorkerGroups#moved}: a staying group's block read from its current one on the same
- * executor, a moving group's fetched from the executor it leaves). A new executor's first tasks are slow (its JVM
- * loads Spark's, ND4J's and the job's classes and sets up a model replica: a second or more, dozens of rounds);
- * built beforehand, with a replica waiting in the run's pool there, the move itself costs the transfer of the
- * workers' states ({@link ElasticGroups}).
+ * A placement's moving groups built in the background, each on the executor it is to be on, while the rounds go on
+ * where the groups are ({@link WorkerGroups#moved}: a moving group's block fetched from the executor it leaves). A
+ * new executor's first tasks are slow (its JVM loads Spark's, ND4J's and the job's classes and sets up a model
+ * replica: a second or more, dozens of rounds); built beforehand, with a replica waiting in the run's pool there,
+ * the move itself costs the transfer of the workers' states ({@link ElasticGroups}). A staying group's block is
+ * made by the move's round itself, on its executor, from the group's current block there: it holds the same
+ * objects, so that costs the round next to nothing, where building it in the background took a job whose task
+ * waited for a slot between two of a round's tasks on a busy executor.
  *
- * <p>The building runs as Spark jobs of their own, in a job group that {@link #discard} cancels. The moving
- * groups' tasks run in the idle task slots of the executors they move to; a staying group's task, a copy of a
- * block in memory, takes its executor's slot between two of a round's tasks. A group whose block was built
+ * <p>The building runs as Spark jobs of their own, in a job group that {@link #discard} cancels; the moving
+ * groups' tasks run in the idle task slots of the executors they move to. A moving group whose block was built
  * elsewhere after all (Spark's locality wait ran out) makes the building fail, and the next boundary tries again.
  */
 final class GroupsInPreparation<S> {
@@ -49,19 +50,17 @@ final class GroupsInPreparation<S> {
   static <S> GroupsInPreparation<S> start(JavaRDD<S> grouped, GroupPlacement target, List<Integer> moving,
       String runId, ObjectiveFactory<S> factory, int round) {
     JavaRDD<S> rdd = WorkerGroups.moved(grouped, target);
-    List<Integer> all = java.util.stream.IntStream.range(0, rdd.getNumPartitions()).boxed().toList();
     String jobGroup = "bitopk-placement-" + runId;
     SparkContext sc = grouped.context();
     CompletableFuture<Void> built = DriverThread.start("bitopk-group-placement", () -> {
       sc.setLocalProperty(RoundJob.ROUND_PROPERTY, null);   // inherited from the round that started it
       sc.setJobGroup(jobGroup, "worker groups built where they are to be", true);
       try {
-        WorkerGroups.build(rdd, target, moving);   // first: their executors' slots are free
+        WorkerGroups.build(rdd, target, moving);
         sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory),
             JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
             ClassTag$.MODULE$.apply(Integer.class));
-        WorkerGroups.build(rdd, target, all.stream().filter(g -> !moving.contains(g)).toList());
-        List<Integer> misplaced = WorkerGroups.misplaced(rdd, target);
+        List<Integer> misplaced = WorkerGroups.misplaced(rdd, target).stream().filter(moving::contains).toList();
         if (!misplaced.isEmpty()) {
           throw new IllegalStateException("group(s) " + misplaced + " built on another executor than placed");
         }
