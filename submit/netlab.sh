@@ -518,6 +518,22 @@ write_reshape_hook() {
   export BITOPK_NETLAB_SETTINGS="submit/netlab.sh --hosts $HOSTS --cores $CORES --memory $MEMORY --driver-memory $DRIVER_MEMORY"
 }
 
+# The hook `time-to-accuracy --cut` calls around each measured run (its path in $BITOPK_NETLAB_LINK, the worker
+# hosts in $BITOPK_NETLAB_HOSTS): `link.sh HOST down|up` takes worker host HOST's link down or brings it up, as a
+# down=S fault does, and logs the change to counters/faults.tsv like the lab's own faults.
+write_link_hook() {
+  local hook="$LAB_DIR/link.sh"
+  {
+    printf '#!/usr/bin/env bash\nset -euo pipefail\n'
+    printf 'host="${1:-}" state="${2:-}" hosts=%d\n' "$HOSTS"
+    printf '[[ "$host" =~ ^[1-9][0-9]*$ && "$host" -le "$hosts" && ( "$state" == down || "$state" == up ) ]] || { echo "link.sh: expected a worker host 1..$hosts and down or up, got: $*" >&2; exit 2; }\n'
+    printf 'ip -n "%s-h$host" link set "%s-v$host" "$state"\n' "$PREFIX" "$PREFIX"
+    printf 'printf "%%s\\t%%d\\t%%s\\n" "$EPOCHREALTIME" "$host" "link $state" >> %q\n' "$LAB_DIR/counters/faults.tsv"
+  } > "$hook"
+  chmod 700 "$hook"
+  export BITOPK_NETLAB_LINK="$hook" BITOPK_NETLAB_HOSTS="$HOSTS"
+}
+
 # --- the job ------------------------------------------------------------------------------------------------
 # Where the job writes: its --output (train) or --out, else a run directory in the lab directory for train.
 job_output() {
@@ -627,6 +643,7 @@ fi
 echo "netlab.sh: ${PREFIX}: $((HOSTS + 1)) hosts (${ADDRESS_BASE}1 driver and Master, ${ADDRESS_BASE}2..$((HOSTS + 1)) workers), lab directory $LAB_DIR" >&2
 create_network
 write_reshape_hook
+write_link_hook
 create_rogue_host
 prepare_lab_security
 start_cluster

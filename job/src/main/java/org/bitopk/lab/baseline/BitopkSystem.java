@@ -82,19 +82,24 @@ final class BitopkSystem implements ComparedSystem {
         // the job's own evaluation only after the last epoch, once this comparison's clock is read: every more
         // epochs than the run has, so that a short run gets no evaluations inside epochs either (EvaluationCadence)
         .evalEvery(s.epochs() + 1).quiet(true).output(runDir.toString()).overwrite(true).build();
-    Probe probe = new Probe(context.data().train(), context.data().test(), s);
+    Probe probe = new Probe(context.data().train(), context.data().test(), s, context.fault());
     TrainingRun.Result result = TrainingRun.execute(context.sc(), config, false, List.of(probe));
     RunSummary summary = result.summary();
     String details = String.format(Locale.ROOT, "%s; %d workers; batch %d; SGD lr %s; %d rounds; run directory %s; "
-        + "bytes = up_bytes + down_bytes_delivered", variant.describe(rho, values), s.workers(), s.batchSize(),
-        s.learningRate(), summary.iterations(), runDir.getName());
+        + "bytes = up_bytes + down_bytes_delivered%s", variant.describe(rho, values), s.workers(), s.batchSize(),
+        s.learningRate(), summary.iterations(), runDir.getName(), summary.lostResiduals() == 0 ? ""
+            : "; lost residuals " + summary.lostResiduals() + " (workers whose executor was lost started afresh)");
     return SystemResult.ok(name(), details, probe.trace.build());
   }
 
-  /** Evaluates x_t every {@code evalEvery} rounds (clock stopped) and asks the driver to stop past the budget. */
+  /**
+   * Evaluates x_t every {@code evalEvery} rounds (clock stopped), asks the driver to stop past the budget and tells
+   * the run's fault every round completed.
+   */
   static final class Probe implements RunListener {
     private final LabeledImages test;
     private final ComparisonSettings settings;
+    private final RunFault fault;
     private final MultiLayerNetwork network;
     private final TrainingClock clock = new TrainingClock();
     final Trace.Builder trace = new Trace.Builder();
@@ -107,9 +112,10 @@ final class BitopkSystem implements ComparedSystem {
     private double communicationMs;
     private double recordedSeconds;
 
-    Probe(LabeledImages train, LabeledImages test, ComparisonSettings settings) {
+    Probe(LabeledImages train, LabeledImages test, ComparisonSettings settings, RunFault fault) {
       this.test = test;
       this.settings = settings;
+      this.fault = fault;
       this.network = Dl4jSetup.network(train, settings.seed(), settings.learningRate());
     }
 
@@ -123,6 +129,7 @@ final class BitopkSystem implements ComparedSystem {
     public void onIteration(IterationRecord record, DriverState state) {
       lastRound = state.iteration();
       lastRoundSeconds = clock.seconds();
+      fault.reached(lastRound);
       // the tasks' critical path is an estimate (list-scheduled on the slots): never more than the job it is part of
       double compute = Math.min(record.timeTaskPathMs(), record.timeJobMs());
       computeMs += compute;

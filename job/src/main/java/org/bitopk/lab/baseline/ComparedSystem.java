@@ -17,9 +17,16 @@ interface ComparedSystem {
   SystemResult run(Context context) throws Exception;
 
   /**
-   * What a system may use: Spark, the data already read, a directory to write in, the console, and the label of
-   * this run (its name, or its name at a link rate), which names what it writes there.
+   * What a system may use: Spark, the data already read, a directory to write in, the console, the label of
+   * this run (its name, or its name at a link rate), which names what it writes there, and the fault the run is put
+   * through, which it tells the rounds it completes.
    */
   record Context(JavaSparkContext sc, ComparisonSettings settings, TrainTest data, Path directory,
-      PrintWriter console, String label) {}
+      PrintWriter console, String label, RunFault fault) {
+    /** A run without a fault. */
+    Context(JavaSparkContext sc, ComparisonSettings settings, TrainTest data, Path directory, PrintWriter console,
+        String label) {
+      this(sc, settings, data, directory, console, label, RunFault.NONE);
+    }
+  }
 }

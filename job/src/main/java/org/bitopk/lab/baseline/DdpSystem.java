@@ -77,51 +77,68 @@ final class DdpSystem implements ComparedSystem {
     long limit = (long) Math.min(Math.max(s.maxSeconds(), 60) * 3 + 600, 6 * 3600);
     String driverHost = InetAddress.getByName(context.sc().getConf().get("spark.driver.host", "127.0.0.1"))
         .getHostAddress();
-    int port = freePort(driverHost);
-    Process store = new ProcessBuilder(PyTorchPeer.command(script, List.of("store", "--address", driverHost,
-        "--port", Integer.toString(port), "--world-size", Integer.toString(s.workers()), "--seconds",
-        Long.toString(limit)))).redirectErrorStream(true).redirectOutput(run.resolve("store.log").toFile()).start();
-    List<String> ranks;
-    try {
-      List<String> arguments = new ArrayList<>(List.of("train", "--problem", local(fs, problem).toString(), "--store",
-          driverHost + ":" + port, "--world-size", Integer.toString(s.workers()), "--system", VARIANTS.get(variant),
-          "--lr", Double.toString(s.learningRate()), "--eval-every", Integer.toString(s.evalEvery()),
-          "--max-seconds", Double.toString(Math.min(s.maxSeconds(), 1e9)), "--max-rounds",
-          Long.toString(Math.min(s.maxRounds(), Integer.MAX_VALUE)), "--target", Double.toString(s.target()),
-          "--out", run.toString()));
-      if (s.stopAtTarget()) {
-        arguments.add("--stop-at-target");
-      }
-      List<Integer> ids = new ArrayList<>();
-      for (int r = 0; r < s.workers(); r++) {
-        ids.add(r);
-      }
-      JavaRDD<Integer> partitions = context.sc().parallelize(ids, s.workers());
-      ranks = JavaRDD.fromRDD(partitions.rdd().barrier().mapPartitions(
-          new Rank(PyTorchPeer.command(script, arguments), run.toString(), limit), false,
-          ClassTag$.MODULE$.apply(String.class)), ClassTag$.MODULE$.apply(String.class)).collect();
-    } finally {
-      if (!store.waitFor(STORE_GRACE_SECONDS, TimeUnit.SECONDS)) {
-        store.destroyForcibly();
-      }
+    List<String> arguments = new ArrayList<>(List.of("train", "--problem", local(fs, problem).toString(),
+        "--world-size", Integer.toString(s.workers()), "--system", VARIANTS.get(variant),
+        "--lr", Double.toString(s.learningRate()), "--eval-every", Integer.toString(s.evalEvery()),
+        "--max-seconds", Double.toString(Math.min(s.maxSeconds(), 1e9)), "--max-rounds",
+        Long.toString(Math.min(s.maxRounds(), Integer.MAX_VALUE)), "--target", Double.toString(s.target()),
+        "--out", run.toString()));
+    if (s.stopAtTarget()) {
+      arguments.add("--stop-at-target");
     }
+    if (context.fault().planned()) {
+      arguments.addAll(List.of("--checkpoint", "--progress", run.resolve(DdpRestarts.PROGRESS).toString()));
+    }
+    DdpRestarts.Outcome outcome = DdpRestarts.run(context, run, () -> stage(context, script, arguments, run, limit,
+        driverHost));
     Trace trace = trace(fs, runDir, context);
     Map<String, List<Integer>> placement = new TreeMap<>();
-    String failure = null;
-    for (String rank : ranks) {
+    for (String rank : outcome.ranks()) {
       String[] parts = rank.split("\t", 4);
       placement.computeIfAbsent(parts[1], h -> new ArrayList<>()).add(Integer.parseInt(parts[0]));
-      if (!parts[2].equals("0") && failure == null) {
-        failure = "rank " + parts[0] + " on " + parts[1] + " exited with " + parts[2] + ": " + parts[3];
-      }
     }
     String details = String.format(Locale.ROOT, "PyTorch %s DDP (gloo), %s; %d ranks, hosts %s; batch %d; SGD lr "
         + "%s; run directory %s; bytes = a ring all-reduce's, 2(P-1)/P of each rank's all-reduce payload, summed "
-        + "over the ranks; all-reduce hidden behind the backward %.1f ms/round (part of compute)",
+        + "over the ranks%s; all-reduce hidden behind the backward %.1f ms/round (part of compute)%s",
         torchVersion(fs, runDir), describe(fs, runDir), s.workers(), placement, s.batchSize(), s.learningRate(),
-        runDir.getName(), overlappedMs(fs, runDir));
-    return failure == null ? SystemResult.ok(name(), details, trace)
-        : SystemResult.failed(name(), details, trace, failure);
+        runDir.getName(), context.fault().planned() ? " (of the rounds that led to the model; a restart's rounds "
+        + "run again are not counted)" : "", overlappedMs(fs, runDir), context.fault().planned()
+        ? "; checkpoint at every evaluation" + outcome.history() : "");
+    return outcome.failure() == null ? SystemResult.ok(name(), details, trace)
+        : SystemResult.failed(name(), details, trace, outcome.failure());
+  }
+
+  /**
+   * One barrier stage of P ranks with a rendezvous of its own; each rank's line. A stage that did not end with every
+   * rank done leaves its rendezvous waiting for ranks that are gone: it is stopped at once.
+   */
+  private static List<String> stage(Context context, java.nio.file.Path script, List<String> arguments,
+      java.nio.file.Path run, long limit, String driverHost) throws IOException, InterruptedException {
+    int workers = context.settings().workers();
+    int port = freePort(driverHost);
+    Process store = new ProcessBuilder(PyTorchPeer.command(script, List.of("store", "--address", driverHost,
+        "--port", Integer.toString(port), "--world-size", Integer.toString(workers), "--seconds",
+        Long.toString(limit)))).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(run.resolve("store.log").toFile())).start();
+    List<String> ranks = List.of();
+    try {
+      List<String> full = new ArrayList<>(arguments);
+      full.addAll(List.of("--store", driverHost + ":" + port));
+      List<Integer> ids = new ArrayList<>();
+      for (int r = 0; r < workers; r++) {
+        ids.add(r);
+      }
+      JavaRDD<Integer> partitions = context.sc().parallelize(ids, workers);
+      ranks = JavaRDD.fromRDD(partitions.rdd().barrier().mapPartitions(
+          new Rank(PyTorchPeer.command(script, full), run.toString(), limit), false,
+          ClassTag$.MODULE$.apply(String.class)), ClassTag$.MODULE$.apply(String.class)).collect();
+      return ranks;
+    } finally {
+      if (ranks.isEmpty() || DdpRestarts.failure(ranks) != null
+          || !store.waitFor(STORE_GRACE_SECONDS, TimeUnit.SECONDS)) {
+        store.destroyForcibly();
+      }
+    }
   }
 
   /** Rank 0's trace, each point's parameters evaluated here (and then removed). */
@@ -215,6 +232,7 @@ final class DdpSystem implements ComparedSystem {
   static final class Rank extends AbstractFunction1<scala.collection.Iterator<Integer>,
       scala.collection.Iterator<String>> implements Serializable {
     private static final long serialVersionUID = 1L;
+    static final int KILLED = -5;
     private final List<String> command;
     private final String runDir;
     private final long limitSeconds;
@@ -238,20 +256,15 @@ final class DdpSystem implements ComparedSystem {
         List<String> full = new ArrayList<>(command);
         full.addAll(List.of("--rank", Integer.toString(rank), "--bind", bind));
         java.nio.file.Path log = java.nio.file.Path.of(runDir, "rank-" + rank + ".log");
-        ProcessBuilder builder = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder builder = new ProcessBuilder(full).redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().put("OMP_NUM_THREADS", "1");
         Process p = builder.start();
-        int status;
-        if (p.waitFor(limitSeconds, TimeUnit.SECONDS)) {
-          status = p.exitValue();
-        } else {
-          p.destroyForcibly();
-          status = -1;
-        }
+        int status = await(p, task);
         String last = Files.readAllLines(log).stream().filter(l -> !l.isBlank()).reduce((a, b) -> b)
             .orElse("no output");
         result = rank + "\t" + bind + "\t" + status + "\t" + (status == -1 ? "stopped after " + limitSeconds + " s"
-            : status == 0 ? "" : last);
+            : status == KILLED ? "stopped: its barrier stage failed" : status == 0 ? "" : last);
       } catch (IOException e) {
         result = rank + "\t" + host + "\t-2\tcannot start " + command.get(0) + ": " + e.getMessage();
       } catch (InterruptedException e) {
@@ -259,6 +272,23 @@ final class DdpSystem implements ComparedSystem {
         result = rank + "\t" + host + "\t-3\tinterrupted";
       }
       return JavaConverters.asScalaIterator(List.of(result).iterator());
+    }
+
+    /**
+     * The rank's exit status; -1 past the limit, {@value #KILLED} when Spark killed the task (it does so to every
+     * task of a barrier stage one of whose tasks failed, without interrupting them): the rank is stopped then, and
+     * its task slot is free for a restart.
+     */
+    private int await(Process p, BarrierTaskContext task) throws InterruptedException {
+      long deadline = System.nanoTime() + limitSeconds * 1_000_000_000L;
+      while (!p.waitFor(1, TimeUnit.SECONDS)) {
+        if (task.isInterrupted() || System.nanoTime() > deadline) {
+          p.destroyForcibly();
+          p.waitFor(10, TimeUnit.SECONDS);
+          return task.isInterrupted() ? KILLED : -1;
+        }
+      }
+      return p.exitValue();
     }
   }
 }

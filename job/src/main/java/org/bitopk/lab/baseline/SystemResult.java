@@ -1,5 +1,6 @@
 package org.bitopk.lab.baseline;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -39,5 +40,21 @@ public record SystemResult(String system, String details, Trace trace, String fa
 
   public long bytesTotal() {
     return trace.last().map(TracePoint::bytes).orElse(0L);
+  }
+
+  /** The console's line: the failure, the pace, when it reached {@code target}, and where it ended. */
+  String summary(double target, int evalEvery) {
+    StringBuilder s = new StringBuilder();
+    if (failure != null) {
+      s.append("FAILED: ").append(failure).append("; ");
+    }
+    RoundPace.of(trace, evalEvery).ifPresent(p -> s.append(p.text()).append("; "));
+    trace.split().filter(split -> split.rounds() > 0).ifPresent(split -> s.append(split.text()).append("; "));
+    s.append(trace.firstReaching(target).map(p -> String.format(Locale.ROOT,
+        "reached %.1f %% after %.1f s%s", 100 * target, p.seconds(), bytesMeasured ? ", " + p.bytes() + " bytes"
+            : "")).orElse(String.format(Locale.ROOT, "did not reach %.1f %%", 100 * target)));
+    trace.last().ifPresent(p -> s.append(String.format(Locale.ROOT, "; %.2f %% after %.1f s, %d rounds",
+        100 * p.accuracy(), p.seconds(), p.rounds())));
+    return s.toString();
   }
 }

@@ -164,6 +164,12 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       + "OUT/time-to-accuracy@RATE.png one chart per rate. Each system warms up once, before its first rate.")
   List<String> rates;
 
+  @Option(names = "--cut", paramLabel = "HOST:rROUND:SECONDS", description = "Under submit/netlab.sh only: in "
+      + "every measured run, worker host HOST's link goes down once the run has completed ROUND rounds and up "
+      + "again SECONDS later (or when the run ends); the DDP systems then checkpoint at every evaluation and "
+      + "restart from the newest checkpoint when their run fails; each row says what the cut did, e.g. 2:r100:80.")
+  String cut;
+
   private final JavaSparkContext provided;
 
   public TimeToAccuracyCommand() {
@@ -182,6 +188,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     }
     ComparisonSettings settings;
     List<ComparedSystem> chosen;
+    LinkCut linkCut;
     try {
       settings = new ComparisonSettings(dataset, data, workers, batchSize, lr, density, seed, evalEvery, maxSeconds,
           epochs, target);
@@ -202,6 +209,7 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
       }
       LearningRateGrid.check(lrGrid, gridRounds, lrChoice, rates);
       ColdStart.check(cold, lrGrid != null, java.util.Optional.ofNullable(provided));
+      linkCut = cut == null ? null : LinkCut.parse(cut, lrGrid != null);
       Set<String> names = new HashSet<>();
       chosen.forEach(system -> names.add(system.name()));
       for (java.util.Map.Entry<String, Double> e : maxSecondsOf.entrySet()) {
@@ -332,22 +340,26 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
                 "warming up (%s s, not measured), then training", warmUp) : "training"));
             console.flush();
             ComparisonSettings own = ownRate(settings.withMaxSeconds(budget(system, label)), choice, system);
+            RunFault fault = linkCut == null ? RunFault.NONE : new LinkCutRun(linkCut, label, ExecutorCount.of(sc),
+                console);
             try {
-              result = WarmedUpSystem.run(system, new ComparedSystem.Context(sc, own, loaded, dir, console, label),
-                  warmUp, fs);
+              result = WarmedUpSystem.run(system, new ComparedSystem.Context(sc, own, loaded, dir, console, label,
+                  fault), warmUp, fs);
               String pace = RoundPace.of(result.trace(), settings.evalEvery()).map(p -> p.text() + "; ").orElse("");
               result = result.labelled(label, note + pace);
             } catch (Exception | LinkageError e) {
               result = SystemResult.failed(label, note + "did not train", Trace.empty(),
                   e.getClass().getName() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
             }
+            fault.close(); // the link is up again, and the executors back, before the next system
+            result = result.labelled(result.system(), fault.describe());
             if (result.failure() != null) {
               failedAt.put(system.name(), rate.isEmpty() ? "its first run" : rate);
             }
           }
           results.add(result);
           atRate.add(result);
-          console.println(prefix + describe(result, settings.target()) + (cold ? "; cold: "
+          console.println(prefix + result.summary(settings.target(), evalEvery) + (cold ? "; cold: "
               + coldRuns.get(label).summary() : ""));
           console.flush();
           AtomicFiles.writeText(fs, new Path(dir, "trace-" + result.system() + ".csv"),
@@ -438,21 +450,6 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     return SystemFamilies.installed().parse(names);
   }
 
-  private String describe(SystemResult r, double target) {
-    StringBuilder s = new StringBuilder();
-    if (r.failure() != null) {
-      s.append("FAILED: ").append(r.failure()).append("; ");
-    }
-    RoundPace.of(r.trace(), evalEvery).ifPresent(p -> s.append(p.text()).append("; "));
-    r.trace().split().filter(split -> split.rounds() > 0).ifPresent(split -> s.append(split.text()).append("; "));
-    s.append(r.trace().firstReaching(target).map(p -> String.format(Locale.ROOT,
-        "reached %.1f %% after %.1f s%s", 100 * target, p.seconds(), r.bytesMeasured() ? ", " + p.bytes() + " bytes"
-            : "")).orElse(String.format(Locale.ROOT, "did not reach %.1f %%", 100 * target)));
-    r.trace().last().ifPresent(p -> s.append(String.format(Locale.ROOT, "; %.2f %% after %.1f s, %d rounds",
-        100 * p.accuracy(), p.seconds(), p.rounds())));
-    return s.toString();
-  }
-
   private List<String> commandLine() {
     List<String> words = new ArrayList<>(List.of("time-to-accuracy", "--out", out, "--systems", String.join(",", systems),
         "--target", String.valueOf(target), "--eval-every", String.valueOf(evalEvery), "--max-seconds",
@@ -484,6 +481,9 @@ public final class TimeToAccuracyCommand implements Callable<Integer> {
     }
     if (rates != null) {
       words.addAll(List.of("--rates", String.join(",", rates)));
+    }
+    if (cut != null) {
+      words.addAll(List.of("--cut", cut));
     }
     if (!maxSecondsOf.isEmpty()) {
       words.addAll(List.of("--max-seconds-of", maxSecondsOf.entrySet().stream()

@@ -11,7 +11,10 @@ per worker its shard (shard-W.f32 features already normalised, shard-W-labels.i3
       the rendezvous (a TCPStore server) on the driver's host, until every rank said it is done or S seconds
   ddp_peer.py train --problem DIR --store A:N --rank R --world-size P --bind ADDRESS --system SYSTEM ...
       one rank; rank 0 writes DIR-independent results into --out: trace.csv and params-ROUND.f32 per evaluation,
-      trace.csv with the mean milliseconds per round of each term of RoundTimer since the previous evaluation
+      trace.csv with the mean milliseconds per round of each term of RoundTimer since the previous evaluation;
+      with --checkpoint, a checkpoint at the start and at every evaluation into --out, and a rank that finds one
+      there resumes from it (what TorchDistributor's user does to survive a failed run); with --progress FILE,
+      rank 0 writes there the rounds completed after every round
   ddp_peer.py gradient --problem DIR --worker W --round T --out FILE
       the mean cross-entropy gradient of worker W's minibatch of round T at x0, flattened as x0 (for the test that
       shows both frameworks compute the same gradient)
@@ -226,16 +229,93 @@ def register_system(model, system, timer):
     timer.wrap_all_reduce()
     if system == "dense":
         model.register_comm_hook(None, timer.wrap_hook(default_hooks.allreduce_hook))
-        return "DDP's all-reduce of fp32 gradients (allreduce_hook)"
+        return "DDP's all-reduce of fp32 gradients (allreduce_hook)", None
     if system == "fp16":
         model.register_comm_hook(None, timer.wrap_hook(default_hooks.fp16_compress_hook))
-        return "fp16_compress_hook"
+        return "fp16_compress_hook", None
     rank = int(system.split("-")[1])
     state = powerSGD_hook.PowerSGDState(process_group=None, matrix_approximation_rank=rank,
                                         start_powerSGD_iter=POWERSGD_START, use_error_feedback=True,
                                         warm_start=True)
     model.register_comm_hook(state, timer.wrap_hook(powerSGD_hook.powerSGD_hook))
-    return f"powerSGD_hook rank {rank}, error feedback, warm start, from iteration {POWERSGD_START}"
+    return f"powerSGD_hook rank {rank}, error feedback, warm start, from iteration {POWERSGD_START}", state
+
+
+CHECKPOINT = "checkpoint.pt"
+
+
+def hook_state_file(out, rank, round_index):
+    return os.path.join(out, f"checkpoint-rank-{rank}-round-{round_index}.pt")
+
+
+def save_torch(path, value):
+    torch.save(value, path + ".tmp")
+    os.replace(path + ".tmp", path)
+
+
+def save_checkpoint(a, round_index, seconds, model, optimizer, hook_state, timer, trace, control):
+    """The run at the end of round ROUND_INDEX, SECONDS of its clock, now on the wall clock, so that a restart
+    charges the time lost since. Each rank writes its hook's state (PowerSGD's error feedback and warm-start
+    memory are its own), then rank 0 the rest, last, naming the round: a checkpoint is complete once rank 0's file
+    names it. Files of older rounds go once a newer one is complete."""
+    wall = time.time()
+    if hook_state is not None:
+        save_torch(hook_state_file(a.out, a.rank, round_index),
+                   {slot: getattr(hook_state, slot) for slot in hook_state.__slots__ if slot != "process_group"})
+        dist.barrier(group=control)
+    if a.rank == 0:
+        save_torch(os.path.join(a.out, CHECKPOINT), {
+            "round": round_index, "clock": seconds, "wall": wall, "trace": list(trace), "payload": timer.payload,
+            "model": model.module.state_dict(), "optimizer": optimizer.state_dict(), "world_size": a.world_size,
+            "system": a.system})
+        with open(os.path.join(a.out, "checkpoint-round.tmp"), "w") as f:
+            f.write(f"{round_index}\n")
+        os.replace(os.path.join(a.out, "checkpoint-round.tmp"), os.path.join(a.out, "checkpoint-round"))
+    if hook_state is not None:
+        # the previous round's file stays: rank 0 may not have named this round yet
+        for name in os.listdir(a.out):
+            prefix = f"checkpoint-rank-{a.rank}-round-"
+            if name.startswith(prefix) and name.endswith(".pt") and int(name[len(prefix):-3]) < a.previous_checkpoint:
+                os.remove(os.path.join(a.out, name))
+        a.previous_checkpoint = round_index
+
+
+def rebuild_buckets(model, features):
+    """Has DDP lay out its gradient bucket as a run does after its first iteration: DDP rebuilds its buckets in the
+    order the gradients became ready then, and the PowerSGD state a checkpoint holds is by that layout. One
+    iteration of zero gradients, by the fresh hook state (plain all-reduce, before PowerSGD's first iteration), then
+    the next forward pass rebuilds them; the parameters do not move."""
+    (model(features[:1]).sum() * 0).backward()
+    model.zero_grad(set_to_none=True)
+
+
+def resume(a, model, optimizer, hook_state, timer, features):
+    """The newest complete checkpoint in --out restored into this rank's model, optimizer and hook state: its
+    round, its clock, when it was written and rank 0's trace so far; None without."""
+    path = os.path.join(a.out, CHECKPOINT)
+    if not a.checkpoint or not os.path.exists(path):
+        return None
+    saved = torch.load(path)
+    if saved["world_size"] != a.world_size or saved["system"] != a.system:
+        raise SystemExit(f"ddp_peer: {path} is of {saved['system']} with {saved['world_size']} ranks, not "
+                         f"{a.system} with {a.world_size}")
+    model.module.load_state_dict(saved["model"])
+    optimizer.load_state_dict(saved["optimizer"])
+    if hook_state is not None:
+        rebuild_buckets(model, features)
+        for slot, value in torch.load(hook_state_file(a.out, a.rank, saved["round"])).items():
+            setattr(hook_state, slot, value)
+    timer.payload = saved["payload"]
+    a.previous_checkpoint = saved["round"]
+    return saved
+
+
+def write_progress(path, round_index):
+    """The rounds completed, for the driver to follow the run (time-to-accuracy --cut strikes at a round)."""
+    with open(path + ".tmp", "w") as f:
+        f.write(f"{round_index}\n")
+    os.replace(path + ".tmp", path)
+
 
 
 def train(a):
@@ -251,12 +331,14 @@ def train(a):
     torch.manual_seed(0)
     model = nn.parallel.DistributedDataParallel(problem.model())
     timer = RoundTimer()
-    how = register_system(model, a.system, timer)
+    how, hook_state = register_system(model, a.system, timer)
     optimizer = torch.optim.SGD(model.parameters(), lr=a.lr)
+    a.previous_checkpoint = 0
     shard = problem.shard(a.rank)
+    resumed = resume(a, model, optimizer, hook_state, timer, shard.features)
     test = problem.test() if a.rank == 0 else None
     total_rounds = problem.rounds_per_epoch * problem.epochs
-    trace = []
+    trace = list(resumed["trace"]) if resumed else []
     clock = 0.0
     split = dict.fromkeys(SPLIT, 0.0)  # seconds of each term since the last evaluation
 
@@ -269,12 +351,17 @@ def train(a):
                      torch.nn.utils.parameters_to_vector(model.module.parameters()))
         return accuracy
 
-    if a.rank == 0:
+    if a.rank == 0 and not resumed:
         record(0, 0.0, 0)
     dist.barrier(group=control)
     started = time.perf_counter()
     mark, since = started, 0
-    t = 0
+    t = resumed["round"] if resumed else 0
+    if resumed:
+        # the checkpoint's clock and every second since it was written: the rounds lost, the failure, the restart
+        clock = resumed["clock"] + max(0.0, time.time() - resumed["wall"])
+    if a.checkpoint and not resumed:
+        save_checkpoint(a, 0, 0.0, model, optimizer, hook_state, timer, trace, control)
     while t < total_rounds:
         x, y = shard.minibatch(t)
         optimizer.zero_grad(set_to_none=True)
@@ -292,6 +379,8 @@ def train(a):
         mark = stepped
         t += 1
         since += 1
+        if a.progress and a.rank == 0:
+            write_progress(a.progress, t)
         if t % a.eval_every == 0 or t >= a.max_rounds or t == total_rounds:
             now = time.perf_counter()
             split["rest"] += now - mark
@@ -306,6 +395,8 @@ def train(a):
             split = dict.fromkeys(SPLIT, 0.0)
             started = time.perf_counter()
             mark, since = started, 0
+            if a.checkpoint:
+                save_checkpoint(a, t, seconds, model, optimizer, hook_state, timer, trace, control)
             if stop[0] > 0:
                 break
     if a.rank == 0:
@@ -361,6 +452,8 @@ def main(argv):
     t.add_argument("--target", type=float, required=True)
     t.add_argument("--stop-at-target", action="store_true")
     t.add_argument("--timeout", type=float, default=600)
+    t.add_argument("--checkpoint", action="store_true")
+    t.add_argument("--progress")
     t.add_argument("--out", required=True)
     g = commands.add_parser("gradient")
     g.add_argument("--problem", required=True)

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,7 +35,8 @@ import org.nd4j.linalg.factory.Nd4j;
  * shard and epoch order as the job's {@link WorkerShard} cuts it) PyTorch's gradient equals DL4J's to float
  * tolerance; and {@code ddp-dense}, two ranks as a barrier stage, follows {@code bitopk-dense}'s accuracy and test
  * loss evaluation for evaluation (dense SGD on the average of the workers' gradients is the same algorithm); and
- * both split every round's clock into compute, communication and rest.
+ * both split every round's clock into compute, communication and rest; a run stopped and started again from its
+ * checkpoint ends where the run that went through ends.
  * Skipped, saying the command, only where the interpreter has no PyTorch (submit/install-torch.sh installs it).
  */
 public class DdpPeerTest {
@@ -200,6 +203,93 @@ public class DdpPeerTest {
       double wallMs = 1000 * Double.parseDouble(result.get("wall_seconds"));
       assertEquals(wallMs, perRound * rounds, 1e-5 * 2 * wallMs + 0.01, system + ": the split of all its rounds");
     }
+  }
+
+  /**
+   * A ddp-dense run stopped after round 12 (a checkpoint there) and started again from its checkpoint ends with the
+   * parameters of the run that went through (the minibatch order is fixed, so the rounds after it are the same);
+   * the points before the checkpoint are the first run's, and the seconds between the two runs count in the clock.
+   * With "powersgd-1" in place of "dense" it holds too (each rank's error feedback and warm-start memory restored;
+   * it compresses from iteration 10), about 35 s more than the test suite's budget leaves room for.
+   */
+  @Test
+  void aRunStoppedAndStartedAgainFromItsCheckpointEndsWhereTheRunThatWentThroughEnds() throws Exception {
+    String system = "dense";
+    TrainTest data = Datasets.load(DATASET, null, new Configuration());
+    ComparisonSettings settings = new ComparisonSettings(DATASET, null, WORKERS, BATCH, 0.05, 0.01, 7, 4, 60, 2, 0.99);
+    FileSystem fs = FileSystem.getLocal(new Configuration());
+    Path problem = tmp.resolve("resume-problem-" + system);
+    DdpProblem.write(fs, new org.apache.hadoop.fs.Path(problem.toUri()), data, settings);
+    Path script = PyTorchPeer.script(problem);
+    Path through = tmp.resolve("through-" + system);
+    loopback(script, problem, through, system, 20, false);
+    Path stopped = tmp.resolve("stopped-" + system);
+    loopback(script, problem, stopped, system, 12, true);
+    assertEquals("12", Files.readString(stopped.resolve(DdpRestarts.CHECKPOINT_ROUND)).strip());
+    List<String> first = Files.readAllLines(stopped.resolve("trace.csv"));
+    Thread.sleep(1500);
+    loopback(script, problem, stopped, system, 20, true);
+
+    List<String> second = Files.readAllLines(stopped.resolve("trace.csv"));
+    assertEquals(first, second.subList(0, first.size()), "the points up to the checkpoint, restored");
+    // rounds,seconds,bytes,accuracy,test_loss after two comment lines and the header
+    List<String[]> points = second.subList(3, second.size()).stream().map(l -> l.split(",")).toList();
+    assertEquals(List.of("0", "4", "8", "12", "16", "20"), points.stream().map(p -> p[0]).toList());
+    double gap = Double.parseDouble(points.get(4)[1]) - Double.parseDouble(points.get(3)[1]);
+    assertTrue(gap >= 1.5, "the clock counts the seconds between the runs: " + gap);
+
+    float[] whole = DdpProblem.readFloats(fs, hadoop(through.resolve("params-20.f32")));
+    float[] resumed = DdpProblem.readFloats(fs, hadoop(stopped.resolve("params-20.f32")));
+    float[] atCheckpoint = DdpProblem.readFloats(fs, hadoop(through.resolve("params-12.f32")));
+    double largest = 0;
+    double worst = 0;
+    double moved = 0;
+    for (int j = 0; j < whole.length; j++) {
+      largest = Math.max(largest, Math.abs(whole[j]));
+      worst = Math.max(worst, Math.abs(whole[j] - resumed[j]));
+      moved = Math.max(moved, Math.abs(whole[j] - atCheckpoint[j]));
+    }
+    assertTrue(worst <= 1e-6 * largest, system + ": largest difference " + worst + " against entries up to " + largest);
+    assertTrue(moved > 1000 * worst + 1e-4, "rounds 13 to 20 moved the parameters by " + moved);
+  }
+
+  /** One DDP run of WORKERS ranks and their rendezvous on loopback, as processes of this test, into {@code out}. */
+  private static void loopback(Path script, Path problem, Path out, String system, int rounds, boolean checkpoint)
+      throws Exception {
+    Files.createDirectories(out);
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    }
+    List<Process> processes = new ArrayList<>();
+    try {
+      processes.add(new ProcessBuilder(PyTorchPeer.command(script, List.of("store", "--address", "127.0.0.1",
+          "--port", "" + port, "--world-size", "" + WORKERS, "--seconds", "120"))).redirectErrorStream(true)
+          .redirectOutput(out.resolve("store.log").toFile()).start());
+      for (int r = 0; r < WORKERS; r++) {
+        List<String> arguments = new ArrayList<>(List.of("train", "--problem", problem.toString(), "--store",
+            "127.0.0.1:" + port, "--rank", "" + r, "--world-size", "" + WORKERS, "--bind", "127.0.0.1", "--system",
+            system, "--lr", "0.05", "--eval-every", "4", "--max-seconds", "1e9", "--max-rounds", "" + rounds,
+            "--target", "0.99", "--out", out.toString()));
+        if (checkpoint) {
+          arguments.add("--checkpoint");
+        }
+        ProcessBuilder rank = new ProcessBuilder(PyTorchPeer.command(script, arguments)).redirectErrorStream(true)
+            .redirectOutput(out.resolve("rank-" + r + ".log").toFile());
+        rank.environment().put("OMP_NUM_THREADS", "1");
+        processes.add(rank.start());
+      }
+      for (Process p : processes) {
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, "ddp_peer.py failed; rank 0's log:\n"
+            + Files.readString(out.resolve("rank-0.log")));
+      }
+    } finally {
+      processes.forEach(Process::destroyForcibly);
+    }
+  }
+
+  private static org.apache.hadoop.fs.Path hadoop(Path path) {
+    return new org.apache.hadoop.fs.Path(path.toUri());
   }
 
   private static List<String> rounds(List<Map<String, String>> trace) {

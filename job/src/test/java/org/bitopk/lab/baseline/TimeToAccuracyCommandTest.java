@@ -524,7 +524,7 @@ public class TimeToAccuracyCommandTest {
       "--systems=bitopk-bidirectional-rho-0.1,bitopk-bidirectional-rho-0.10",
       "--systems=bitopk-bidirectional-values-fp8", "--systems=bitopk-dense-values-fp16",
       "--systems=bitopk-dense-fp16-rho-0.1", "--lr-grid=0", "--grid-rounds=0", "--rates=100mbit", "--rates=fast",
-      "--lr-choice=/nonexistent/lr-choice.json"})
+      "--lr-choice=/nonexistent/lr-choice.json", "--cut=2:r100:80", "--cut=2:100:80"})
   void badFlagsAreOneLineAndExitCode2(String flag) {
     StringWriter o = new StringWriter();
     StringWriter e = new StringWriter();
