@@ -2,10 +2,14 @@ package org.bitopk.lab.baseline;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.IntSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,6 +29,8 @@ final class DdpRestarts {
   /** The file, in the run directory, of rank 0's rounds completed. */
   static final String PROGRESS = "progress";
 
+  private static final Pattern LOST = Pattern.compile("ExecutorLostFailure \\(executor (\\S+) ");
+
   private DdpRestarts() {}
 
   /** One barrier stage of the run: each rank's line ("rank TAB host TAB status TAB last line"). */
@@ -40,8 +46,8 @@ final class DdpRestarts {
 
   static Outcome run(ComparedSystem.Context context, Path runDir, Stage stage) throws Exception {
     RunFault fault = context.fault();
-    IntSupplier executors = ExecutorCount.of(context.sc());
-    int before = executors.getAsInt();
+    int before = ExecutorCount.of(context.sc()).getAsInt();
+    Set<String> lost = new HashSet<>();
     long started = System.nanoTime();
     StringBuilder history = new StringBuilder();
     for (int attempt = 0; ; attempt++) {
@@ -52,6 +58,7 @@ final class DdpRestarts {
         failure = failure(ranks);
       } catch (org.apache.spark.SparkException e) {
         failure = summary(e.getMessage());
+        lost.addAll(lostExecutors(e.getMessage()));
       }
       if (failure == null || !fault.planned() || attempt == MAX_RESTARTS) {
         return new Outcome(ranks, failure, history.toString());
@@ -59,6 +66,7 @@ final class DdpRestarts {
       String when = fault.sinceStrike().isEmpty() ? String.format(Locale.ROOT, "%.1f s into the run",
           (System.nanoTime() - started) / 1e9) : fault.sinceStrike();
       OptionalLong round = ProgressFile.read(runDir.resolve(CHECKPOINT_ROUND));
+      IntSupplier executors = ExecutorCount.of(context.sc(), lost);
       say(context.console(), context.label() + ": failed " + when + " (" + failure + "); restarting from "
           + (round.isPresent() ? "the checkpoint at round " + round.getAsLong() : "the start, no checkpoint")
           + " once the application has its " + before + " executors (" + executors.getAsInt() + " now)");
@@ -80,6 +88,16 @@ final class DdpRestarts {
       }
     }
     return null;
+  }
+
+  /** The executors an aborted job's message says were lost ("ExecutorLostFailure (executor 2 exited ..."). */
+  static Set<String> lostExecutors(String message) {
+    Set<String> ids = new HashSet<>();
+    Matcher m = LOST.matcher(String.valueOf(message));
+    while (m.find()) {
+      ids.add(m.group(1));
+    }
+    return ids;
   }
 
   /** An aborted job's message in one line: its first line and the task failure's reason under it. */

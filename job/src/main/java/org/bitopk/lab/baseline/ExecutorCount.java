@@ -1,7 +1,11 @@
 package org.bitopk.lab.baseline;
 
+import java.util.Set;
 import java.util.function.IntSupplier;
+import org.apache.spark.ExecutorAllocationClient;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
+import scala.collection.JavaConverters;
 
 /**
  * The application's executors, counted, and a wait for them: after a cut host's link is back, its Worker gives the
@@ -14,9 +18,23 @@ final class ExecutorCount {
 
   private ExecutorCount() {}
 
-  /** The executors the driver knows now (its own block manager left out). */
+  /** The executors the scheduler knows and launches tasks on (not being removed or decommissioned). */
   static IntSupplier of(JavaSparkContext sc) {
-    return () -> Math.max(0, sc.sc().statusTracker().getExecutorInfos().length - 1);
+    return of(sc, Set.of());
+  }
+
+  /**
+   * As {@link #of(JavaSparkContext)}, leaving out the executors {@code lost} names: when a job fails because an
+   * executor was lost, the scheduler may still list it for a moment.
+   */
+  static IntSupplier of(JavaSparkContext sc, Set<String> lost) {
+    SparkContext context = sc.sc();
+    return () -> (int) JavaConverters.seqAsJavaList(context.getExecutorIds()).stream()
+        .filter(id -> !lost.contains(id) && active(context, id)).count();
+  }
+
+  private static boolean active(SparkContext context, String id) {
+    return !(context.schedulerBackend() instanceof ExecutorAllocationClient client) || client.isExecutorActive(id);
   }
 
   /** Waits until {@code executors} counts at least {@code count}, at most {@code seconds}; whether it did. */
