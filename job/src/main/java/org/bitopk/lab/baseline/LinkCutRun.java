@@ -84,7 +84,9 @@ final class LinkCutRun implements RunFault {
     say(String.format(Locale.ROOT, "host %d's link down at round %d, for %d s", cut.host(), roundAtDown,
         cut.seconds()));
     try {
-      upEarly = ended.await(cut.seconds(), TimeUnit.SECONDS);
+      // a run that ends within a moment of the cut's end counts as having seen the whole cut
+      upEarly = ended.await(cut.seconds(), TimeUnit.SECONDS) && (System.nanoTime() - down) / 1e9 < cut.seconds()
+          - 0.5;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       upEarly = true;
