@@ -3,8 +3,6 @@ package org.bitopk.lab.network;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,12 +15,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Time to accuracy on the network lab in miniature: {@code submit/netlab.sh} with 2 worker hosts runs {@code
- * time-to-accuracy --rates 20mbit,none} for bitopk dense and bidirectional, a few rounds each, at the learning
- * rates of an {@code lr-choice.json}. One row per system and rate in the order run; the lab's timed transfer
- * finds each rate (20 Mbit/s within 15 %, unshaped faster); at 20 Mbit/s a dense round takes at least the time
- * the driver's link needs for the workers' messages (the job's own up bytes per round at the rate), and longer than
- * unshaped; each row says its link and learning rate; every system warms up, on the links unshaped, before the
- * first is measured; one chart per rate; nothing of the lab is left.
+ * time-to-accuracy --rates 20mbit,none} for PyTorch DDP's dense all-reduce and bitopk bidirectional, a few rounds
+ * each, at the learning rates of an {@code lr-choice.json}. One row per system and rate in the order run; the lab's
+ * timed transfer finds each rate (20 Mbit/s within 15 %, unshaped faster); at 20 Mbit/s a dense DDP round takes at
+ * least the time a rank's link needs for what the ring all-reduce sends from it (the trace's bytes per round over
+ * the P ranks, at the rate), and so does its communication term, and it is longer than unshaped; every
+ * row has its round split; each row says its link and learning rate; every system warms up, on the links unshaped,
+ * before the first is measured; one chart per rate; nothing of the lab is left.
  */
 class LabTimeToAccuracyTest {
   private static final int WORKERS = 2;
@@ -38,7 +37,7 @@ class LabTimeToAccuracyTest {
 
     Path choice = tmp.resolve("lr-choice.json");
     Files.writeString(choice, "{\"target\":0.85,\"maxRounds\":100,\"systems\":{"
-        + "\"bitopk-dense\":{\"lr\":0.1,\"grid\":[{\"lr\":0.1,\"roundsToTarget\":-1,\"rounds\":100,\"finalAccuracy\":0.8}]},"
+        + "\"ddp-dense\":{\"lr\":0.1,\"grid\":[{\"lr\":0.1,\"roundsToTarget\":-1,\"rounds\":100,\"finalAccuracy\":0.8}]},"
         + "\"bitopk-bidirectional\":{\"lr\":0.2,\"grid\":[{\"lr\":0.2,\"roundsToTarget\":90,\"rounds\":90,"
         + "\"finalAccuracy\":0.86}]}}}");
     Path lab = tmp.resolve("lab");
@@ -46,7 +45,7 @@ class LabTimeToAccuracyTest {
     Path log = tmp.resolve("netlab.log");
     NetlabRun netlab = NetlabRun.start(log, List.of("--hosts", "2", "--time-limit", "400", "--lab-dir",
         lab.toString(), "--",
-        "time-to-accuracy", "--rates", "20mbit,none", "--systems", "bitopk-dense,bitopk-bidirectional",
+        "time-to-accuracy", "--rates", "20mbit,none", "--systems", "ddp-dense,bitopk-bidirectional",
         "--lr-choice", choice.toString(), "--workers", "" + WORKERS, "--batch-size", "32", "--eval-every", "3",
         "--max-seconds", "2", "--warm-up-rounds", "3", "--epochs", "1", "--out", out.toString()));
     String prefix = netlab.prefix();
@@ -59,18 +58,21 @@ class LabTimeToAccuracyTest {
     int warmUpLinks = lines.indexOf("links: none for the warm-up, timing a transfer");
     int firstMeasured = lines.indexOf(lines.stream().filter(l -> l.startsWith("[1/4] ")).findFirst().orElse("?"));
     assertTrue(warmUpLinks >= 0 && firstMeasured > warmUpLinks, output);
-    assertEquals(List.of("[warm-up 1/2] bitopk-dense: 3 rounds, not measured",
+    assertEquals(List.of("[warm-up 1/2] ddp-dense: 3 rounds, not measured",
         "[warm-up 2/2] bitopk-bidirectional: 3 rounds, not measured"), lines.subList(warmUpLinks, firstMeasured).stream()
         .filter(l -> l.startsWith("[warm-up ")).toList(), output);
 
     List<Map<String, String>> rows = TimeToAccuracyCommandTest.table(out.resolve("time-to-accuracy.csv"));
-    assertEquals(List.of("bitopk-dense@20mbit", "bitopk-bidirectional@20mbit", "bitopk-dense@none",
+    assertEquals(List.of("ddp-dense@20mbit", "bitopk-bidirectional@20mbit", "ddp-dense@none",
         "bitopk-bidirectional@none"), rows.stream().map(r -> r.get("system")).toList(), output);
     for (Map<String, String> row : rows) {
       String rate = row.get("system").substring(row.get("system").indexOf('@') + 1);
-      String lr = row.get("system").startsWith("bitopk-dense") ? "0.1" : "0.2";
+      String lr = row.get("system").startsWith("ddp-dense") ? "0.1" : "0.2";
       assertTrue(row.get("details").startsWith("links " + rate + " (a timed transfer: ")
           && row.get("details").contains("lr " + lr + " chosen by rounds to 85.0 %"), row.toString());
+      for (String term : List.of("ms_compute", "ms_communication", "ms_rest")) {
+        assertTrue(Double.parseDouble(row.get(term)) >= 0, row.toString());
+      }
       assertTrue(Files.exists(out.resolve("time-to-accuracy@" + rate + ".png")), rate);
     }
 
@@ -82,12 +84,17 @@ class LabTimeToAccuracyTest {
     assertTrue(unshaped > 5 * SHAPED_MBIT, "unshaped transfer at " + unshaped + " Mbit/s");
     assertEquals("2", links.get(0).get("executors"));
 
-    double slow = secondsPerRound(out, "bitopk-dense@20mbit");
-    double fast = secondsPerRound(out, "bitopk-dense@none");
-    double floor = upBytesPerRound(out.resolve("bitopk-dense@20mbit")) * 8 / (SHAPED_MBIT * 1e6);
-    assertTrue(slow >= 0.9 * floor, "a dense round at 20 Mbit/s took " + slow + " s, less than the " + floor
-        + " s the driver's link needs for the workers' messages");
-    assertTrue(slow > 2 * fast, "a dense round took " + slow + " s at 20 Mbit/s and " + fast + " s unshaped");
+    double slow = secondsPerRound(out, "ddp-dense@20mbit");
+    double fast = secondsPerRound(out, "ddp-dense@none");
+    // one rank per host: each host's link carries what the ring sends from its rank, the P ranks' bytes over P
+    double floor = bytesPerRound(out, "ddp-dense@20mbit") / WORKERS * 8 / (SHAPED_MBIT * 1e6);
+    assertTrue(slow >= 0.9 * floor, "a dense DDP round at 20 Mbit/s took " + slow + " s, less than the " + floor
+        + " s a rank's link needs for what the ring all-reduce sends from it");
+    Map<String, String> ddp = rows.get(0);
+    double communication = Double.parseDouble(ddp.get("ms_communication")) / 1000;
+    assertTrue(communication >= 0.9 * floor, "dense DDP's communication at 20 Mbit/s: " + communication
+        + " s a round, less than the link's " + floor + " s for its bytes");
+    assertTrue(slow > 2 * fast, "a dense DDP round took " + slow + " s at 20 Mbit/s and " + fast + " s unshaped");
 
     assertEquals(List.of(), NetlabRun.leftovers(prefix), "left behind by " + prefix + "*");
   }
@@ -100,15 +107,10 @@ class LabTimeToAccuracyTest {
     return Double.parseDouble(last.get("seconds")) / rounds;
   }
 
-  /** The mean of the job's up_bytes per round: every worker's message crosses the driver's link. */
-  private static double upBytesPerRound(Path run) throws IOException {
-    ObjectMapper json = new ObjectMapper();
-    List<String> lines = Files.readAllLines(run.resolve("metrics/iterations.jsonl"));
-    double sum = 0;
-    for (String line : lines) {
-      JsonNode n = json.readTree(line);
-      sum += n.get("up_bytes").asDouble();
-    }
-    return sum / lines.size();
+  /** The system's bytes per round, all ranks together, as its trace counts them to its last evaluation. */
+  private static double bytesPerRound(Path out, String system) throws IOException {
+    List<Map<String, String>> trace = TimeToAccuracyCommandTest.table(out.resolve("trace-" + system + ".csv"));
+    Map<String, String> last = trace.get(trace.size() - 1);
+    return Double.parseDouble(last.get("bytes")) / Long.parseLong(last.get("rounds"));
   }
 }
