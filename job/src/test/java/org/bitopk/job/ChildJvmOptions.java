@@ -11,7 +11,8 @@ import java.util.List;
 public final class ChildJvmOptions {
 
   /** The options, one list entry each. */
-  public static final List<String> CHEAP_START = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  public static final List<String> CHEAP_START = List.of("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m",
+      "-XX:+UseSerialGC");
 
   private ChildJvmOptions() {}
 
