@@ -46,7 +46,7 @@ export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
 # On a machine of 2 cores or fewer C2's compiler threads take the rounds' CPU from the first round to the last: there
 # the job compiles with C1 alone, faster from round 0 and at its steady pace (job/docs/cold-start.md). JAVA_OPTS that
 # name a tiered-compilation setting decide instead (-XX:TieredStopAtLevel=4 for C2). C1 alone reserves only 48 MB
-# for compiled code, which a long session fills ("Out of space in CodeCache"): the tiered default of 240 MB.
+# for compiled code, which a long run fills ("Out of space in CodeCache"): the tiered default of 240 MB.
 JIT_OPTS=()
 if [ "$(nproc 2>/dev/null || echo 4)" -le 2 ] && [[ "${JAVA_OPTS:-}" != *Tiered* ]]; then
   JIT_OPTS=(-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m)
