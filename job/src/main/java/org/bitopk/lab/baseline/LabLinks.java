@@ -1,10 +1,8 @@
 package org.bitopk.lab.baseline;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The network lab's links, set to one rate after another between the systems' runs: {@code submit/netlab.sh} gives
@@ -19,11 +17,12 @@ final class LabLinks {
   static final String FILE = "links.csv";
   private static final long HOOK_SECONDS = 300;
 
-  private final String hook;
+  private final LabHook hook;
   private final String settings;
 
   private LabLinks(String hook, String settings) {
-    this.hook = hook;
+    // the probe's logs go to the driver's standard error; the last line of the output is the measured rate
+    this.hook = new LabHook(HOOK_VARIABLE, hook, HOOK_SECONDS, false);
     this.settings = settings;
   }
 
@@ -58,22 +57,14 @@ final class LabLinks {
 
   /** Sets every link to {@code rate} and returns the probe's measured Mbit/s. */
   double reshape(String rate) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(hook, rate).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(HOOK_SECONDS, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException("the lab's hook " + hook + " did not set the links to " + rate + " within "
-          + HOOK_SECONDS + " s");
-    }
-    List<String> lines = output.lines().filter(l -> !l.isBlank()).toList();
-    if (p.exitValue() != 0 || lines.isEmpty()) {
-      throw new IOException("the lab's hook " + hook + " failed to set the links to " + rate + " (exit status "
-          + p.exitValue() + ")");
+    List<String> lines = hook.run("set the links to " + rate, rate).lines().filter(l -> !l.isBlank()).toList();
+    if (lines.isEmpty()) {
+      throw new IOException(hook.named(rate) + " printed no measured rate for " + rate + " (no output)");
     }
     try {
       return Double.parseDouble(lines.get(lines.size() - 1).trim());
     } catch (NumberFormatException e) {
-      throw new IOException("the lab's hook " + hook + " printed no measured rate for " + rate + ": '"
+      throw new IOException(hook.named(rate) + " printed no measured rate for " + rate + ": '"
           + lines.get(lines.size() - 1) + "'");
     }
   }

@@ -1,8 +1,6 @@
 package org.bitopk.lab.baseline;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The network lab's hook that takes one worker host's link down or brings it up again: {@code submit/netlab.sh}
@@ -14,12 +12,13 @@ final class LinkSwitch {
   static final String HOSTS_VARIABLE = "BITOPK_NETLAB_HOSTS";
   private static final long HOOK_SECONDS = 30;
 
-  private final String hook;
+  private final LabHook hook;
   private final int hosts;
 
   /** @param hook the hook's path; @param hosts the lab's worker hosts, 1 to {@code hosts} */
   LinkSwitch(String hook, int hosts) {
-    this.hook = hook;
+    // link.sh says on its standard error why it refused, which the error then quotes
+    this.hook = new LabHook(HOOK_VARIABLE, hook, HOOK_SECONDS, true);
     this.hosts = hosts;
   }
 
@@ -45,16 +44,6 @@ final class LinkSwitch {
   /** Takes worker host {@code host}'s link down ({@code up} false) or brings it up. */
   void set(int host, boolean up) throws IOException, InterruptedException {
     String state = up ? "up" : "down";
-    Process p = new ProcessBuilder(hook, Integer.toString(host), state).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    if (!p.waitFor(HOOK_SECONDS, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException("the lab's hook " + hook + " did not set host " + host + "'s link " + state + " within "
-          + HOOK_SECONDS + " s");
-    }
-    if (p.exitValue() != 0) {
-      throw new IOException("the lab's hook " + hook + " failed to set host " + host + "'s link " + state
-          + " (exit status " + p.exitValue() + (output.isEmpty() ? "" : ": " + output) + ")");
-    }
+    hook.run("set host " + host + "'s link " + state, Integer.toString(host), state);
   }
 }
