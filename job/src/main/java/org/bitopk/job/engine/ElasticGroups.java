@@ -165,7 +165,7 @@ final class ElasticGroups<S> {
       // tasks; once built, this round's tasks of the moving groups return their states and the next round moves
       if (preparing.isEmpty() || !preparing.get().isFor(target)) {
         dropPreparation();
-        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, t));
+        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, uplink, t));
       }
       if (!preparing.get().isDone()) {
         return Move.NONE;

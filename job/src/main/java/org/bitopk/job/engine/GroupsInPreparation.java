@@ -48,7 +48,7 @@ final class GroupsInPreparation<S> {
    * {@code moving} are the groups it moves.
    */
   static <S> GroupsInPreparation<S> start(JavaRDD<S> grouped, GroupPlacement target, List<Integer> moving,
-      String runId, ObjectiveFactory<S> factory, int round) {
+      String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, int round) {
     JavaRDD<S> rdd = WorkerGroups.moved(grouped, target);
     String jobGroup = "bitopk-placement-" + runId;
     SparkContext sc = grouped.context();
@@ -57,7 +57,7 @@ final class GroupsInPreparation<S> {
       sc.setJobGroup(jobGroup, "worker groups built where they are to be", true);
       try {
         WorkerGroups.build(rdd, target, moving);
-        sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory),
+        sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink),
             JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
             ClassTag$.MODULE$.apply(Integer.class));
         List<Integer> misplaced = WorkerGroups.misplaced(rdd, target).stream().filter(moving::contains).toList();
@@ -101,23 +101,44 @@ final class GroupsInPreparation<S> {
 
   /**
    * On a moving group's executor, a model replica in the run's pool: the group's first round there finds ND4J and
-   * the network set up (as a replica a round released) and only brings it to x_t. A named class: no closure.
+   * the network set up (as a replica a round released) and only brings it to x_t. A new replica first rehearses
+   * the round with the group's workers ({@link RoundRehearsal}), so that the JVM has compiled the round's code
+   * before the move's round runs it; a rehearsal that fails is logged and changes nothing else. A named class: no
+   * closure.
    */
   private static final class ReplicaInPool<S> extends AbstractFunction1<scala.collection.Iterator<S>, Integer>
       implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
     private final String runId;
     private final ObjectiveFactory<S> factory;
+    private final UplinkSettings uplink;
 
-    ReplicaInPool(String runId, ObjectiveFactory<S> factory) {
+    ReplicaInPool(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink) {
       this.runId = runId;
       this.factory = factory;
+      this.uplink = uplink;
     }
 
     @Override
     public Integer apply(scala.collection.Iterator<S> group) {
       RunState run = ExecutorRegistry.run(runId);
-      run.release(run.borrow(factory, Integer.MAX_VALUE));   // an idle replica there already, or a new one
+      Replica<S> replica = run.borrow(factory, Integer.MAX_VALUE);   // an idle replica there already, or a new one
+      try {
+        if (replica.iteration < 0) {
+          List<S> shards = new java.util.ArrayList<>();
+          while (group.hasNext()) {
+            shards.add(group.next());
+          }
+          long start = System.nanoTime();
+          int passes = new RoundRehearsal<>(factory, uplink).run(replica, shards);
+          LOG.info("run {}: {} pass(es) of the round rehearsed with {} worker(s) in {} ms before the move", runId,
+              passes, shards.size(), Math.round((System.nanoTime() - start) / 1e6));
+        }
+      } catch (RuntimeException e) {   // the rehearsal only saves time: the move goes on without it
+        LOG.warn("run {}: the round's rehearsal failed, the move goes on without it: {}", runId, e.toString());
+      } finally {
+        run.release(replica);
+      }
       return 1;
     }
   }

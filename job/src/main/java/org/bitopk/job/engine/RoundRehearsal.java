@@ -1,0 +1,104 @@
+package org.bitopk.job.engine;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.bitopk.compression.SparseCodec;
+import org.bitopk.compression.SparseVector;
+import org.bitopk.job.problem.ObjectiveFactory;
+
+/**
+ * A joining executor rehearses the round before its first real one: on a replica of its own run's pool, its moving
+ * groups' workers take the round's steps over and over on their own shards (the gradient, the memory's step with
+ * the run's compressor, the message encoded and decoded and applied to the replica), and their states travel the
+ * way a moved state does (saved, Java-serialized as in a task's partition, restored). A new JVM runs that code
+ * interpreted at first and compiles it as it goes: rehearsed while the run's rounds go on elsewhere
+ * ({@link GroupsInPreparation}), the move's round finds it compiled, rather than waiting for a JVM that runs it
+ * for the first time (measured on the network lab: such a first task took 250-330 ms against rounds of 60 ms).
+ *
+ * <p>It shares nothing with the run but the replica, which it leaves new ({@link Replica#iteration} −1), so that
+ * the first real round loads x_t as a new replica does: each worker's state here is {@link WorkerState#fresh} and
+ * dropped, its compressor drawn from the worker's seed as the run's is but stepped only here, and the replica's
+ * parameters are overwritten by that load. So the run's bits are the same with or without it.
+ */
+final class RoundRehearsal<S> {
+  /** Passes at most; a pass is every worker of the group once. */
+  static final int MAX_PASSES = 40;
+  /** How long the passes after the first may take at most: the groups' building waits for them. */
+  static final long MAX_MILLIS = 1_500;
+  /** The rehearsal's learning rate: small, so that the replica does not run away from the shards. */
+  private static final float LEARNING_RATE = 0.01f;
+
+  private final ObjectiveFactory<S> factory;
+  private final UplinkSettings uplink;
+
+  RoundRehearsal(ObjectiveFactory<S> factory, UplinkSettings uplink) {
+    this.factory = factory;
+    this.uplink = uplink;
+  }
+
+  /** Rehearses the round of {@code shards}' workers on {@code replica}, which it leaves new; returns the passes. */
+  int run(Replica<S> replica, List<S> shards) {
+    if (shards.isEmpty()) {
+      return 0;
+    }
+    int dimension = replica.parameters.length;
+    List<WorkerState> states = new ArrayList<>();
+    for (S shard : shards) {
+      states.add(WorkerState.fresh(uplink, factory.workerId(shard), dimension, 0));
+    }
+    long deadline = Long.MAX_VALUE;
+    int passes = 0;
+    try {
+      replica.objective.initialParameters()
+          .ifPresent(x0 -> System.arraycopy(x0, 0, replica.parameters, 0, Math.min(x0.length, dimension)));
+      replica.objective.load(replica.parameters);
+      while (passes < MAX_PASSES && System.nanoTime() < deadline) {
+        for (int i = 0; i < shards.size(); i++) {
+          states.set(i, step(replica, shards.get(i), states.get(i), passes));
+        }
+        ParameterChecksum.of(replica.parameters);
+        if (passes++ == 0) {   // the first pass loads the classes: it alone always runs to its end
+          deadline = System.nanoTime() + MAX_MILLIS * 1_000_000L;
+        }
+      }
+    } finally {
+      replica.iteration = -1;
+    }
+    return passes;
+  }
+
+  /** One worker's step, as {@code WorkerTask} takes it; returns its state moved as a moved state is. */
+  private WorkerState step(Replica<S> replica, S shard, WorkerState state, int pass) {
+    int worker = factory.workerId(shard);
+    replica.objective.gradient(shard, 0, 0, replica.gradient);
+    UplinkMemory.Step step = state.step(replica.gradient, LEARNING_RATE, uplink, worker, pass);
+    state.commit(pass, pass + 1L);
+    SparseVector update = SparseCodec.decode(SparseCodec.encodeExactly(step.sent(), uplink.values()));
+    SparseUpdates.apply(replica.parameters, update);
+    replica.objective.update(replica.parameters, update.indices());
+    return WorkerState.restored(uplink, replica.parameters.length, pass + 1, travelled(state.saved(worker)));
+  }
+
+  /** {@code memory} after a trip through Java serialization, as inside a task's partition. */
+  private static WorkerMemory travelled(WorkerMemory memory) {
+    try {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+        out.writeObject(memory);
+      }
+      try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+        return (WorkerMemory) in.readObject();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package org.bitopk.job.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.bitopk.compression.CompressorSpec;
+import org.bitopk.datasets.Datasets;
+import org.bitopk.datasets.WorkerShard;
+import org.bitopk.job.LocalSpark;
+import org.bitopk.job.problem.network.ImageProblem;
+import org.bitopk.job.problem.network.ModelArchitecture;
+import org.bitopk.job.problem.network.NetworkObjectiveFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A joining executor's rehearsal of the round takes real steps on its replica and leaves nothing behind that a
+ * run could see: the replica is new again, and brought to the same x it computes the same gradient, bit for bit,
+ * as a replica that never rehearsed (the reference); the workers' own states, made afresh from their seeds after
+ * it, take the same first step as without it.
+ */
+class RoundRehearsalTest {
+  @RegisterExtension
+  static final LocalSpark SPARK = new LocalSpark();
+
+  @Test
+  void rehearsesTheRoundAndLeavesTheReplicaAsANewOne() throws Exception {
+    try (ImageProblem problem = new ImageProblem(SPARK.context(), "synthetic",
+        Datasets.load("synthetic:n=400,test=10,shape=1x8x8,classes=4", null, new Configuration()),
+        ModelArchitecture.MLP_SMALL, 4, false, 8, 3)) {
+      NetworkObjectiveFactory factory = problem.objectiveFactory();
+      int d = factory.dimension();
+      UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), 10, true, 0.9f, 3);
+      List<WorkerShard> shards = problem.shards().collect().subList(2, 4);
+
+      Replica<WorkerShard> rehearsed = new Replica<>(factory.create());
+      float[] x0 = rehearsed.objective.initialParameters().orElseThrow();
+      int passes = new RoundRehearsal<>(factory, uplink).run(rehearsed, shards);
+
+      assertTrue(passes >= 1 && passes <= RoundRehearsal.MAX_PASSES, "passes: " + passes);
+      assertEquals(-1, rehearsed.iteration, "left new: the first real round loads x_t");
+      assertFalse(Arrays.equals(x0, rehearsed.parameters), "the rehearsal stepped its replica");
+
+      Replica<WorkerShard> reference = new Replica<>(factory.create());
+      float[] x = x0.clone();
+      x[0] += 0.25f;
+      for (Replica<WorkerShard> replica : List.of(rehearsed, reference)) {
+        System.arraycopy(x, 0, replica.parameters, 0, d);
+        replica.objective.load(replica.parameters);
+      }
+      for (WorkerShard shard : shards) {
+        double rehearsedLoss = rehearsed.objective.gradient(shard, 1, 2, rehearsed.gradient);
+        double referenceLoss = reference.objective.gradient(shard, 1, 2, reference.gradient);
+        assertEquals(referenceLoss, rehearsedLoss, 0.0);
+        assertArrayEquals(reference.gradient, rehearsed.gradient, "worker " + shard.workerId() + "'s gradient");
+
+        int w = factory.workerId(shard);
+        UplinkMemory.Step afterRehearsal = WorkerState.fresh(uplink, w, d, 5).step(rehearsed.gradient, 0.1f, uplink, w, 5);
+        UplinkMemory.Step untouched = WorkerState.fresh(uplink, w, d, 5).step(reference.gradient, 0.1f, uplink, w, 5);
+        assertArrayEquals(untouched.sent().indices(), afterRehearsal.sent().indices());
+        assertArrayEquals(untouched.sent().values(), afterRehearsal.sent().values());
+      }
+      rehearsed.objective.close();
+      reference.objective.close();
+    }
+  }
+
+  @Test
+  void aGroupWithoutShardsRehearsesNothing() throws Exception {
+    try (ImageProblem problem = new ImageProblem(SPARK.context(), "synthetic",
+        Datasets.load("synthetic:n=400,test=10,shape=1x8x8,classes=4", null, new Configuration()),
+        ModelArchitecture.MLP_SMALL, 4, false, 8, 3)) {
+      NetworkObjectiveFactory factory = problem.objectiveFactory();
+      UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), 10, true, 0f, 3);
+      Replica<WorkerShard> replica = new Replica<>(factory.create());
+      assertEquals(0, new RoundRehearsal<>(factory, uplink).run(replica, List.of()));
+      assertEquals(-1, replica.iteration);
+      replica.objective.close();
+    }
+  }
+}
