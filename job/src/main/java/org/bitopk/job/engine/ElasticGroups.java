@@ -115,8 +115,9 @@ final class ElasticGroups<S> {
    * {@link WorkerState#INITIAL} in {@code acceptedTokens} and no holder, as after a resume.
    *
    * @param holders per worker, the block manager address of the executor that ran its accepted attempt, or null
+   * @param downlink round t's view of the downlink, which a joining executor's rehearsal catches up with
    */
-  Move beforeRound(int t, long[] acceptedTokens, @Nullable String[] holders) {
+  Move beforeRound(int t, long[] acceptedTokens, @Nullable String[] holders, DownlinkView downlink) {
     arrivals.roundStarts(t);
     dropArriving();   // a round that failed before afterRound
     retired.ifPresent(r -> r.unpersist(false));   // the round after the move has read through it
@@ -165,7 +166,7 @@ final class ElasticGroups<S> {
       // tasks; once built, this round's tasks of the moving groups return their states and the next round moves
       if (preparing.isEmpty() || !preparing.get().isFor(target)) {
         dropPreparation();
-        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, uplink, t));
+        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, uplink, downlink, t));
       }
       if (!preparing.get().isDone()) {
         return Move.NONE;

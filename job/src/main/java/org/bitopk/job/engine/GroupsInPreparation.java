@@ -45,10 +45,11 @@ final class GroupsInPreparation<S> {
 
   /**
    * Starts building placement {@code target} of the groups of {@code grouped} before round {@code round};
-   * {@code moving} are the groups it moves.
+   * {@code moving} are the groups it moves, {@code downlink} the round's view of the downlink (the rehearsal's
+   * replica catches up with it).
    */
   static <S> GroupsInPreparation<S> start(JavaRDD<S> grouped, GroupPlacement target, List<Integer> moving,
-      String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, int round) {
+      String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, DownlinkView downlink, int round) {
     JavaRDD<S> rdd = WorkerGroups.moved(grouped, target);
     String jobGroup = "bitopk-placement-" + runId;
     SparkContext sc = grouped.context();
@@ -57,7 +58,7 @@ final class GroupsInPreparation<S> {
       sc.setJobGroup(jobGroup, "worker groups built where they are to be", true);
       try {
         WorkerGroups.build(rdd, target, moving);
-        sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink),
+        sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink, downlink),
             JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
             ClassTag$.MODULE$.apply(Integer.class));
         List<Integer> misplaced = WorkerGroups.misplaced(rdd, target).stream().filter(moving::contains).toList();
@@ -112,11 +113,13 @@ final class GroupsInPreparation<S> {
     private final String runId;
     private final ObjectiveFactory<S> factory;
     private final UplinkSettings uplink;
+    private final DownlinkView downlink;
 
-    ReplicaInPool(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink) {
+    ReplicaInPool(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, DownlinkView downlink) {
       this.runId = runId;
       this.factory = factory;
       this.uplink = uplink;
+      this.downlink = downlink;
     }
 
     @Override
@@ -130,11 +133,11 @@ final class GroupsInPreparation<S> {
             shards.add(group.next());
           }
           long start = System.nanoTime();
-          int passes = new RoundRehearsal<>(factory, uplink).run(replica, shards);
+          int passes = new RoundRehearsal<>(factory, uplink).run(replica, shards, downlink, run);
           LOG.info("run {}: {} pass(es) of the round rehearsed with {} worker(s) in {} ms before the move", runId,
               passes, shards.size(), Math.round((System.nanoTime() - start) / 1e6));
         }
-      } catch (RuntimeException e) {   // the rehearsal only saves time: the move goes on without it
+      } catch (Exception e) {   // the rehearsal only saves time: the move goes on without it
         LOG.warn("run {}: the round's rehearsal failed, the move goes on without it: {}", runId, e.toString());
       } finally {
         run.release(replica);
