@@ -115,9 +115,8 @@ final class ElasticGroups<S> {
    * {@link WorkerState#INITIAL} in {@code acceptedTokens} and no holder, as after a resume.
    *
    * @param holders per worker, the block manager address of the executor that ran its accepted attempt, or null
-   * @param downlink round t's view of the downlink, which a joining executor's rehearsal catches up with
    */
-  Move beforeRound(int t, long[] acceptedTokens, @Nullable String[] holders, DownlinkView downlink) {
+  Move beforeRound(int t, long[] acceptedTokens, @Nullable String[] holders) {
     arrivals.roundStarts(t);
     dropArriving();   // a round that failed before afterRound
     retired.ifPresent(r -> r.unpersist(false));   // the round after the move has read through it
@@ -166,7 +165,7 @@ final class ElasticGroups<S> {
       // tasks; once built, this round's tasks of the moving groups return their states and the next round moves
       if (preparing.isEmpty() || !preparing.get().isFor(target)) {
         dropPreparation();
-        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, uplink, downlink, t));
+        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, uplink, t));
       }
       if (!preparing.get().isDone()) {
         return Move.NONE;

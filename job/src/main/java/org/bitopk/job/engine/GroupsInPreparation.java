@@ -45,11 +45,10 @@ final class GroupsInPreparation<S> {
 
   /**
    * Starts building placement {@code target} of the groups of {@code grouped} before round {@code round};
-   * {@code moving} are the groups it moves, {@code downlink} the round's view of the downlink (the rehearsal's
-   * replica catches up with it).
+   * {@code moving} are the groups it moves.
    */
   static <S> GroupsInPreparation<S> start(JavaRDD<S> grouped, GroupPlacement target, List<Integer> moving,
-      String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, DownlinkView downlink, int round) {
+      String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, int round) {
     JavaRDD<S> rdd = WorkerGroups.moved(grouped, target);
     String jobGroup = "bitopk-placement-" + runId;
     SparkContext sc = grouped.context();
@@ -58,7 +57,7 @@ final class GroupsInPreparation<S> {
       sc.setJobGroup(jobGroup, "worker groups built where they are to be", true);
       try {
         WorkerGroups.build(rdd, target, moving);
-        sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink, downlink),
+        sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink),
             JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
             ClassTag$.MODULE$.apply(Integer.class));
         List<Integer> misplaced = WorkerGroups.misplaced(rdd, target).stream().filter(moving::contains).toList();
@@ -113,13 +112,11 @@ final class GroupsInPreparation<S> {
     private final String runId;
     private final ObjectiveFactory<S> factory;
     private final UplinkSettings uplink;
-    private final DownlinkView downlink;
 
-    ReplicaInPool(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, DownlinkView downlink) {
+    ReplicaInPool(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink) {
       this.runId = runId;
       this.factory = factory;
       this.uplink = uplink;
-      this.downlink = downlink;
     }
 
     @Override
@@ -133,11 +130,11 @@ final class GroupsInPreparation<S> {
             shards.add(group.next());
           }
           long start = System.nanoTime();
-          int passes = new RoundRehearsal<>(factory, uplink).run(replica, shards, downlink, run);
+          int passes = new RoundRehearsal<>(factory, uplink).run(replica, shards);
           LOG.info("run {}: {} pass(es) of the round rehearsed with {} worker(s) in {} ms before the move", runId,
               passes, shards.size(), Math.round((System.nanoTime() - start) / 1e6));
         }
-      } catch (Exception e) {   // the rehearsal only saves time: the move goes on without it
+      } catch (RuntimeException e) {   // the rehearsal only saves time: the move goes on without it
         LOG.warn("run {}: the round's rehearsal failed, the move goes on without it: {}", runId, e.toString());
       } finally {
         run.release(replica);

@@ -13,18 +13,16 @@ import org.bitopk.compression.SparseVector;
 import org.bitopk.job.problem.ObjectiveFactory;
 
 /**
- * A joining executor rehearses the round before its first real one: a replica of its run's pool catches up with the
- * round's downlink as a new replica does (fetching the driver's broadcasts), then its moving groups' workers take
- * the round's steps over and over on their own shards (the gradient, the memory's step with
+ * A joining executor rehearses the round before its first real one: on a replica of its own run's pool, its moving
+ * groups' workers take the round's steps over and over on their own shards (the gradient, the memory's step with
  * the run's compressor, the message encoded and decoded and applied to the replica), and their states travel the
  * way a moved state does (saved, Java-serialized as in a task's partition, restored). A new JVM runs that code
  * interpreted at first and compiles it as it goes: rehearsed while the run's rounds go on elsewhere
  * ({@link GroupsInPreparation}), the move's round finds it compiled, rather than waiting for a JVM that runs it
  * for the first time (measured on the network lab: such a first task took 250-330 ms against rounds of 60 ms).
  *
- * <p>It shares nothing with the run but the window's decoded updates (the bytes the round decodes alike) and the
- * replica, which it leaves new ({@link Replica#iteration} −1), so that the first real round loads x_t as a new
- * replica does: each worker's state here is {@link WorkerState#fresh} and
+ * <p>It shares nothing with the run but the replica, which it leaves new ({@link Replica#iteration} −1), so that
+ * the first real round loads x_t as a new replica does: each worker's state here is {@link WorkerState#fresh} and
  * dropped, its compressor drawn from the worker's seed as the run's is but stepped only here, and the replica's
  * parameters are overwritten by that load. So the run's bits are the same with or without it.
  */
@@ -44,13 +42,8 @@ final class RoundRehearsal<S> {
     this.uplink = uplink;
   }
 
-  /**
-   * Rehearses the round of {@code shards}' workers on {@code replica}, which it leaves new; returns the passes. The
-   * replica first catches up with {@code downlink} as a new replica does in its first round (the dense snapshot
-   * fetched from the driver, the window's updates decoded into the run's executor-side store {@code run}, where
-   * the round finds them decoded alike), from x_0 or zeros when the driver has dropped that view's broadcasts since.
-   */
-  int run(Replica<S> replica, List<S> shards, DownlinkView downlink, Replica.DecodedUpdates run) {
+  /** Rehearses the round of {@code shards}' workers on {@code replica}, which it leaves new; returns the passes. */
+  int run(Replica<S> replica, List<S> shards) {
     if (shards.isEmpty()) {
       return 0;
     }
@@ -62,11 +55,9 @@ final class RoundRehearsal<S> {
     long deadline = Long.MAX_VALUE;
     int passes = 0;
     try {
-      try {
-        replica.catchUp(downlink, run, FaultInjector.NONE);
-      } catch (Exception dropped) {   // a broadcast the driver has destroyed since (Spark's checked exceptions too)
-        replica.objective.load(replica.parameters);
-      }
+      replica.objective.initialParameters()
+          .ifPresent(x0 -> System.arraycopy(x0, 0, replica.parameters, 0, Math.min(x0.length, dimension)));
+      replica.objective.load(replica.parameters);
       while (passes < MAX_PASSES && System.nanoTime() < deadline) {
         for (int i = 0; i < shards.size(); i++) {
           states.set(i, step(replica, shards.get(i), states.get(i), passes));

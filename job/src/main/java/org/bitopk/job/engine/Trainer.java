@@ -251,9 +251,8 @@ public final class Trainer<S> {
     double lr = plan.learningRate(t / plan.roundsPerEpoch());
     RoundSettings settings = settings(t, lr);
     try {
-      DownlinkView downlink = window.view(t);
-      move = elastic.beforeRound(t, acceptedTokens, holders, downlink);
-      WorkerTask<S> task = task(settings, downlink, elastic.departing());
+      move = elastic.beforeRound(t, acceptedTokens, holders);
+      WorkerTask<S> task = task(settings, window.view(t), elastic.departing());
       jobStart = System.nanoTime();
       reports = RoundJob.run(elastic.roundRdd(), task, plan, t, lr);
     } finally {

@@ -9,9 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.bitopk.compression.CompressorSpec;
-import org.bitopk.compression.SparseCodec;
-import org.bitopk.compression.SparseVector;
-import org.bitopk.compression.ValueFormat;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.datasets.WorkerShard;
 import org.bitopk.job.LocalSpark;
@@ -41,54 +38,35 @@ class RoundRehearsalTest {
       UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), 10, true, 0.9f, 3);
       List<WorkerShard> shards = problem.shards().collect().subList(2, 4);
 
-      float[] x0;
-      try (var builder = factory.create()) {
-        x0 = builder.initialParameters().orElseThrow();
+      Replica<WorkerShard> rehearsed = new Replica<>(factory.create());
+      float[] x0 = rehearsed.objective.initialParameters().orElseThrow();
+      int passes = new RoundRehearsal<>(factory, uplink).run(rehearsed, shards);
+
+      assertTrue(passes >= 1 && passes <= RoundRehearsal.MAX_PASSES, "passes: " + passes);
+      assertEquals(-1, rehearsed.iteration, "left new: the first real round loads x_t");
+      assertFalse(Arrays.equals(x0, rehearsed.parameters), "the rehearsal stepped its replica");
+
+      Replica<WorkerShard> reference = new Replica<>(factory.create());
+      float[] x = x0.clone();
+      x[0] += 0.25f;
+      for (Replica<WorkerShard> replica : List.of(rehearsed, reference)) {
+        System.arraycopy(x, 0, replica.parameters, 0, d);
+        replica.objective.load(replica.parameters);
       }
-      try (DownlinkWindow window = new DownlinkWindow(SPARK.context(), 4, 4)) {
-        window.start(0, x0, ReplicaStart.SNAPSHOT);
-        for (int t = 0; t < 3; t++) {   // the rounds' updates, as the driver publishes them
-          SparseVector update = SparseVector.of(d, new int[] {t, d - 1 - t}, new float[] {0.5f, -0.25f});
-          window.publish(t, SparseCodec.encodeExactly(update, ValueFormat.FP32));
-        }
-        DownlinkView view = window.view(3);
-        RunState run = ExecutorRegistry.run("round-rehearsal");
-        Replica<WorkerShard> rehearsed = new Replica<>(factory.create());
-        int passes = new RoundRehearsal<>(factory, uplink).run(rehearsed, shards, view, run);
+      for (WorkerShard shard : shards) {
+        double rehearsedLoss = rehearsed.objective.gradient(shard, 1, 2, rehearsed.gradient);
+        double referenceLoss = reference.objective.gradient(shard, 1, 2, reference.gradient);
+        assertEquals(referenceLoss, rehearsedLoss, 0.0);
+        assertArrayEquals(reference.gradient, rehearsed.gradient, "worker " + shard.workerId() + "'s gradient");
 
-        assertTrue(passes >= 1 && passes <= RoundRehearsal.MAX_PASSES, "passes: " + passes);
-        assertEquals(-1, rehearsed.iteration, "left new: the first real round loads x_t");
-        Replica<WorkerShard> reference = new Replica<>(factory.create());
-        reference.catchUp(view, ExecutorRegistry.run("round-rehearsal-reference"), FaultInjector.NONE);
-        assertFalse(Arrays.equals(reference.parameters, rehearsed.parameters), "the rehearsal stepped its replica");
-
-        rehearsed.catchUp(view, run, FaultInjector.NONE);   // the move's round
-        assertEquals(3, rehearsed.iteration);
-        assertArrayEquals(reference.parameters, rehearsed.parameters, "x_3, through the rehearsal's decoded updates");
-        ExecutorRegistry.forget("round-rehearsal");
-        ExecutorRegistry.forget("round-rehearsal-reference");
-        compareGradients(factory, uplink, shards, rehearsed, reference);
-        rehearsed.objective.close();
-        reference.objective.close();
+        int w = factory.workerId(shard);
+        UplinkMemory.Step afterRehearsal = WorkerState.fresh(uplink, w, d, 5).step(rehearsed.gradient, 0.1f, uplink, w, 5);
+        UplinkMemory.Step untouched = WorkerState.fresh(uplink, w, d, 5).step(reference.gradient, 0.1f, uplink, w, 5);
+        assertArrayEquals(untouched.sent().indices(), afterRehearsal.sent().indices());
+        assertArrayEquals(untouched.sent().values(), afterRehearsal.sent().values());
       }
-    }
-  }
-
-  /** The same gradient and first step on both replicas, bit for bit. */
-  private static void compareGradients(NetworkObjectiveFactory factory, UplinkSettings uplink,
-      List<WorkerShard> shards, Replica<WorkerShard> rehearsed, Replica<WorkerShard> reference) {
-    int d = factory.dimension();
-    for (WorkerShard shard : shards) {
-      double rehearsedLoss = rehearsed.objective.gradient(shard, 1, 2, rehearsed.gradient);
-      double referenceLoss = reference.objective.gradient(shard, 1, 2, reference.gradient);
-      assertEquals(referenceLoss, rehearsedLoss, 0.0);
-      assertArrayEquals(reference.gradient, rehearsed.gradient, "worker " + shard.workerId() + "'s gradient");
-
-      int w = factory.workerId(shard);
-      UplinkMemory.Step afterRehearsal = WorkerState.fresh(uplink, w, d, 5).step(rehearsed.gradient, 0.1f, uplink, w, 5);
-      UplinkMemory.Step untouched = WorkerState.fresh(uplink, w, d, 5).step(reference.gradient, 0.1f, uplink, w, 5);
-      assertArrayEquals(untouched.sent().indices(), afterRehearsal.sent().indices());
-      assertArrayEquals(untouched.sent().values(), afterRehearsal.sent().values());
+      rehearsed.objective.close();
+      reference.objective.close();
     }
   }
 
@@ -100,12 +78,7 @@ class RoundRehearsalTest {
       NetworkObjectiveFactory factory = problem.objectiveFactory();
       UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), 10, true, 0f, 3);
       Replica<WorkerShard> replica = new Replica<>(factory.create());
-      try (DownlinkWindow window = new DownlinkWindow(SPARK.context(), 1, 1)) {
-        window.start(0, new float[factory.dimension()], ReplicaStart.SNAPSHOT);
-        assertEquals(0, new RoundRehearsal<>(factory, uplink).run(replica, List.of(), window.view(0),
-            ExecutorRegistry.run("round-rehearsal-empty")));
-        ExecutorRegistry.forget("round-rehearsal-empty");
-      }
+      assertEquals(0, new RoundRehearsal<>(factory, uplink).run(replica, List.of()));
       assertEquals(-1, replica.iteration);
       replica.objective.close();
     }
