@@ -98,12 +98,14 @@ rogue_attempts() {
   wait "$fetch" || true
   wait "$fetch_wrong" || true
   wait "$submit" || submit_status=$?
-  # the Worker has had as long as the others to register; then ask the Master what it let in
+  # the Worker has had as long as the others to register, or, in a secured lab, it says the Master turned its
+  # attempt down (it would only try again the same way, for minutes); then ask the Master what it let in
   local registered=0 deadline=$((SECONDS + 30)) state
   while ((SECONDS < deadline)); do
     state="$(master_state)"
     [[ "$state" == *"\"host\" : \"$address\""* || "$state" == *"\"host\":\"$address\""* ]] && { registered=1; break; }
     kill -0 "$worker" 2>/dev/null || break
+    ((SECURE)) && grep -q 'Failed to connect to master' "$LAB_DIR/logs/rogue-worker.log" 2>/dev/null && break
     sleep 1
   done
   state="$(master_state)"
