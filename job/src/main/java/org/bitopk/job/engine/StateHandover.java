@@ -14,6 +14,7 @@ import org.apache.spark.api.plugin.DriverPlugin;
 import org.apache.spark.api.plugin.ExecutorPlugin;
 import org.apache.spark.api.plugin.PluginContext;
 import org.apache.spark.api.plugin.SparkPlugin;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Hands an executor's worker states to the driver as the executor stops, so that a decommissioned executor loses
@@ -24,14 +25,24 @@ import org.apache.spark.api.plugin.SparkPlugin;
  * installs them on the executors that take the workers over ({@link ElasticGroups}). An executor that crashes
  * sends nothing: its workers' residuals are lost, as before.
  *
- * <p>The message is a byte array of the plugin's own format: the driver's RPC threads deserialize it with Spark's
- * class loader, which may not see the application's classes.
+ * <p>A decommission notice can also reach the driver after a round boundary has placed the groups and before the
+ * round's tasks launch: Spark then launches no task on the leaving executor, and its groups' tasks run elsewhere
+ * once it is gone, without the states it has handed over. Such a task asks the driver for its worker's state
+ * ({@link #ask}) before it starts the worker afresh: the driver answers with the state handed over, when it is the
+ * one the round expects (after round t − 1, by the attempt the driver used), so that nothing is lost then either.
+ *
+ * <p>The messages are byte arrays of the plugin's own format: the driver's RPC threads deserialize them with
+ * Spark's class loader, which may not see the application's classes.
  */
 public final class StateHandover implements SparkPlugin {
   /** Spark's setting that lists the plugins; the job adds this class to it. */
   public static final String SETTING = "spark.plugins";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StateHandover.class);
   private static final int FORMAT = 0x6274_6b01;
+  /** A task's request for one worker's handed-over state. */
+  private static final int ASK = 0x6274_6b02;
+  /** This executor JVM's plugin context, for {@link #ask}; absent on the driver and in local mode. */
+  private static volatile Optional<PluginContext> executorContext = Optional.empty();
   /** Per run, per worker, the last state handed over. */
   private static final Map<String, Map<Integer, Handed>> RECEIVED = new ConcurrentHashMap<>();
 
@@ -44,6 +55,9 @@ public final class StateHandover implements SparkPlugin {
       @Override
       public Object receive(Object message) {
         if (message instanceof byte[] bytes) {
+          if (isRequest(bytes)) {
+            return reply(bytes);
+          }
           accept(bytes);
         }
         return Boolean.TRUE;
@@ -59,6 +73,9 @@ public final class StateHandover implements SparkPlugin {
       @Override
       public void init(PluginContext pluginContext, Map<String, String> extraConf) {
         this.context = pluginContext;
+        if (!"driver".equals(pluginContext.executorID())) {
+          executorContext = Optional.of(pluginContext);
+        }
       }
 
       @Override
@@ -89,6 +106,70 @@ public final class StateHandover implements SparkPlugin {
     RECEIVED.remove(runId);
   }
 
+  /**
+   * On an executor, the state of {@code worker} of run {@code runId} that a departed executor handed over, if it is
+   * the state after round {@code round} taken by attempt {@code token}; asked of the driver (in local mode, where
+   * the driver is this JVM, looked up here). Empty when there is none, or the driver cannot be asked.
+   */
+  static Optional<WorkerMemory> ask(String runId, int worker, int round, long token) {
+    Optional<PluginContext> context = executorContext;
+    try {
+      byte[] answer = context.isPresent() ? (byte[]) context.get().ask(request(runId, worker, round, token))
+          : reply(request(runId, worker, round, token));
+      return answer.length == 0 ? Optional.empty() : Optional.of(readMemory(
+          new DataInputStream(new ByteArrayInputStream(answer)), worker));
+    } catch (Exception e) {
+      LOG.warn("could not ask the driver for worker {}'s handed-over state: {}", worker, e.toString());
+      return Optional.empty();
+    }
+  }
+
+  static byte[] request(String runId, int worker, int round, long token) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeInt(ASK);
+      out.writeUTF(runId);
+      out.writeInt(worker);
+      out.writeInt(round);
+      out.writeLong(token);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
+
+  private static boolean isRequest(byte[] message) {
+    return message.length >= Integer.BYTES && java.nio.ByteBuffer.wrap(message).getInt() == ASK;
+  }
+
+  /** The driver's answer to {@link #request}: the state's bytes when it is the one asked for, else none. */
+  static byte[] reply(byte[] request) {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(request))) {
+      if (in.readInt() != ASK) {
+        return new byte[0];
+      }
+      String runId = in.readUTF();
+      int worker = in.readInt();
+      int round = in.readInt();
+      long token = in.readLong();
+      Handed handed = received(runId).get(worker);
+      if (handed == null || handed.round() != round || handed.token() != token) {
+        return new byte[0];
+      }
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        WorkerMemory memory = handed.memory();
+        writeMemory(out, memory.residual(), memory.velocity(), memory.compressorState());
+      }
+      LOG.info("worker {} of run {}: its state after round {}, handed over by a departed executor, sent to the task "
+          + "that runs it now", worker, runId, round);
+      return bytes.toByteArray();
+    } catch (IOException e) {
+      LOG.warn("ignored a request for a worker state that cannot be read: {}", e.toString());
+      return new byte[0];
+    }
+  }
+
   /** The run's worker states on this executor; empty when it holds none. */
   static Optional<byte[]> encode(String runId, RunState run) {
     List<Integer> workers = run.workerIds();
@@ -106,13 +187,7 @@ public final class StateHandover implements SparkPlugin {
           out.writeInt(worker);
           out.writeInt(state.round());
           out.writeLong(state.token());
-          writeFloats(out, state.memory.memory());
-          writeFloats(out, state.velocity());
-          byte[] compressor = state.compressor.saveState();
-          out.writeInt(compressor == null ? -1 : compressor.length);
-          if (compressor != null) {
-            out.write(compressor);
-          }
+          writeMemory(out, state.memory.memory(), state.velocity(), state.compressor.saveState());
         }
       }
     } catch (IOException e) {
@@ -133,18 +208,32 @@ public final class StateHandover implements SparkPlugin {
         int worker = in.readInt();
         int round = in.readInt();
         long token = in.readLong();
-        float[] residual = readFloats(in);
-        float[] velocity = readFloats(in);
-        int length = in.readInt();
-        byte[] compressor = length < 0 ? null : in.readNBytes(length);
-        run.put(worker, new Handed(round, token, new WorkerMemory(worker, residual, velocity, compressor)));
+        run.put(worker, new Handed(round, token, readMemory(in, worker)));
       }
     } catch (IOException e) {
       LOG.warn("ignored a worker state handover that cannot be read: {}", e.toString());
     }
   }
 
-  private static void writeFloats(DataOutputStream out, float[] values) throws IOException {
+  private static void writeMemory(DataOutputStream out, float[] residual, float @Nullable [] velocity,
+      byte @Nullable [] compressor) throws IOException {
+    writeFloats(out, residual);
+    writeFloats(out, velocity);
+    out.writeInt(compressor == null ? -1 : compressor.length);
+    if (compressor != null) {
+      out.write(compressor);
+    }
+  }
+
+  private static WorkerMemory readMemory(DataInputStream in, int worker) throws IOException {
+    float[] residual = readFloats(in);
+    float[] velocity = readFloats(in);
+    int length = in.readInt();
+    byte[] compressor = length < 0 ? null : in.readNBytes(length);
+    return new WorkerMemory(worker, residual, velocity, compressor);
+  }
+
+  private static void writeFloats(DataOutputStream out, float @Nullable [] values) throws IOException {
     out.writeInt(values == null ? -1 : values.length);
     if (values != null) {
       java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(values.length * Float.BYTES);

@@ -1,5 +1,6 @@
 package org.bitopk.job.engine;
 
+import java.util.Optional;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
 import org.apache.spark.storage.BlockManagerId;
@@ -81,7 +82,7 @@ final class TaskAttempt {
    * The state of worker {@code workerId} before this round, rolled back when another attempt took the round
    * already, fresh when it is missing or unusable. Call holding {@link RunState#lock}.
    */
-  Admitted admit(RunState run, int workerId, int dimension) {
+  Admitted admit(String runId, RunState run, int workerId, int dimension) {
     WorkerState state = run.worker(workerId);
     long expected = expectedTokens[workerId];
     WorkerState.Admission admission = state == null ? null : state.admit(round, expected);
@@ -90,6 +91,16 @@ final class TaskAttempt {
           + "(its state is at round " + state.round() + "): a duplicate attempt of a finished round");
     }
     boolean residualLost = false;
+    if ((state == null || admission == WorkerState.Admission.UNUSABLE)
+        && !(state == null && round == 0 && expected == WorkerState.INITIAL)) {
+      // the state a departed executor handed over, if the driver has it: the groups' move missed that executor
+      Optional<WorkerMemory> handed = StateHandover.ask(runId, workerId, round - 1, expected);
+      if (handed.isPresent()) {
+        state = WorkerState.restored(uplink, dimension, round, handed.get());
+        run.putWorker(workerId, state);
+        return new Admitted(state, false, false);
+      }
+    }
     if (state == null || admission == WorkerState.Admission.UNUSABLE) {
       // New executor, a state more than one round old, or one advanced by an attempt the driver discarded.
       residualLost = !(state == null && round == 0 && expected == WorkerState.INITIAL);

@@ -111,7 +111,7 @@ public final class WorkerTask<S> implements Serializable {
     float[] statistics = takeStatistics(gradient, statisticsIndices);
     WorkerReport.Builder report = new WorkerReport.Builder(workerId, t, attempt.executor());
     synchronized (run.lock(workerId)) {
-      TaskAttempt.Admitted admitted = attempt.admit(run, workerId, gradient.length);
+      TaskAttempt.Admitted admitted = attempt.admit(runId, run, workerId, gradient.length);
       WorkerState state = admitted.state();
       UplinkMemory.Step step = state.step(gradient, round.learningRate(), uplink, workerId, t);
       long token = attempt.commit(state, workerId);
