@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.api.plugin.DriverPlugin;
 import org.apache.spark.api.plugin.ExecutorPlugin;
 import org.apache.spark.api.plugin.PluginContext;
@@ -42,7 +43,8 @@ public final class StateHandover implements SparkPlugin {
   /** A task's request for one worker's handed-over state. */
   private static final int ASK = 0x6274_6b02;
   /** This executor JVM's plugin context, for {@link #ask}; absent on the driver and in local mode. */
-  private static volatile Optional<PluginContext> executorContext = Optional.empty();
+  private static final AtomicReference<Optional<PluginContext>> EXECUTOR_CONTEXT =
+      new AtomicReference<>(Optional.empty());
   /** Per run, per worker, the last state handed over. */
   private static final Map<String, Map<Integer, Handed>> RECEIVED = new ConcurrentHashMap<>();
 
@@ -74,7 +76,7 @@ public final class StateHandover implements SparkPlugin {
       public void init(PluginContext pluginContext, Map<String, String> extraConf) {
         this.context = pluginContext;
         if (!"driver".equals(pluginContext.executorID())) {
-          executorContext = Optional.of(pluginContext);
+          EXECUTOR_CONTEXT.set(Optional.of(pluginContext));
         }
       }
 
@@ -112,7 +114,7 @@ public final class StateHandover implements SparkPlugin {
    * the driver is this JVM, looked up here). Empty when there is none, or the driver cannot be asked.
    */
   static Optional<WorkerMemory> ask(String runId, int worker, int round, long token) {
-    Optional<PluginContext> context = executorContext;
+    Optional<PluginContext> context = EXECUTOR_CONTEXT.get();
     try {
       byte[] answer = context.isPresent() ? (byte[]) context.get().ask(request(runId, worker, round, token))
           : reply(request(runId, worker, round, token));
