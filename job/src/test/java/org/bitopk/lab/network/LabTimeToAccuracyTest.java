@@ -49,7 +49,7 @@ class LabTimeToAccuracyTest {
         "--lr-choice", choice.toString(), "--workers", "" + WORKERS, "--batch-size", "32", "--eval-every", "5",
         // each evaluation costs the whole test set twice for DDP (the rank, then the driver): a round at 20 Mbit/s
         // takes longer than 0.3 s, so dense DDP there stops after the first 5 rounds; the others need only a few
-        "--max-seconds", "1.5", "--max-seconds-of", "ddp-dense@none=0.2,bitopk-bidirectional=0.2",
+        "--max-seconds", "1.5", "--max-seconds-of", "ddp-dense@none=0.02,bitopk-bidirectional=0.2",
         "--warm-up-rounds", "3", "--epochs", "1", "--out", out.toString()));
     String prefix = netlab.prefix();
     String output = netlab.await();
