@@ -5,6 +5,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.bitopk.compression.SparseCodec;
+import org.bitopk.compression.SparseVector;
 import org.bitopk.job.problem.ObjectiveFactory;
 import scala.collection.JavaConverters;
 import scala.reflect.ClassTag$;
@@ -57,9 +61,20 @@ final class GroupsInPreparation<S> {
       sc.setJobGroup(jobGroup, "worker groups built where they are to be", true);
       try {
         WorkerGroups.build(rdd, target, moving);
-        sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink),
-            JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
-            ClassTag$.MODULE$.apply(Integer.class));
+        // the rehearsal's own snapshot and update, fetched as the move's round fetches the run's
+        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sc);
+        int d = factory.dimension();
+        Broadcast<float[]> snapshot = jsc.broadcast(new float[d]);
+        Broadcast<byte[]> update = jsc.broadcast(SparseCodec.encodeExactly(
+            SparseVector.of(d, new int[] {0}, new float[] {0f}), uplink.values()));
+        try {
+          sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink, snapshot, update),
+              JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
+              ClassTag$.MODULE$.apply(Object.class));
+        } finally {
+          snapshot.destroy();
+          update.destroy();
+        }
         List<Integer> misplaced = WorkerGroups.misplaced(rdd, target).stream().filter(moving::contains).toList();
         if (!misplaced.isEmpty()) {
           throw new IllegalStateException("group(s) " + misplaced + " built on another executor than placed");
@@ -103,43 +118,50 @@ final class GroupsInPreparation<S> {
    * On a moving group's executor, a model replica in the run's pool: the group's first round there finds ND4J and
    * the network set up (as a replica a round released) and only brings it to x_t. A new replica first rehearses
    * the round with the group's workers ({@link RoundRehearsal}), so that the JVM has compiled the round's code
-   * before the move's round runs it; a rehearsal that fails is logged and changes nothing else. A named class: no
-   * closure.
+   * before the move's round runs it, and the task returns the rehearsal's last report as a round's task returns
+   * its reports; a rehearsal that fails is logged and changes nothing else. A named class: no closure.
    */
-  private static final class ReplicaInPool<S> extends AbstractFunction1<scala.collection.Iterator<S>, Integer>
+  private static final class ReplicaInPool<S> extends AbstractFunction1<scala.collection.Iterator<S>, Object>
       implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
     private final String runId;
     private final ObjectiveFactory<S> factory;
     private final UplinkSettings uplink;
+    private final Broadcast<float[]> snapshot;
+    private final Broadcast<byte[]> update;
 
-    ReplicaInPool(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink) {
+    ReplicaInPool(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, Broadcast<float[]> snapshot,
+        Broadcast<byte[]> update) {
       this.runId = runId;
       this.factory = factory;
       this.uplink = uplink;
+      this.snapshot = snapshot;
+      this.update = update;
     }
 
     @Override
-    public Integer apply(scala.collection.Iterator<S> group) {
+    public Object apply(scala.collection.Iterator<S> group) {
       RunState run = ExecutorRegistry.run(runId);
       Replica<S> replica = run.borrow(factory, Integer.MAX_VALUE);   // an idle replica there already, or a new one
       try {
-        if (replica.iteration < 0) {
+        if (replica.iteration < 0 && group.hasNext()) {
           List<S> shards = new java.util.ArrayList<>();
           while (group.hasNext()) {
             shards.add(group.next());
           }
           long start = System.nanoTime();
-          int passes = new RoundRehearsal<>(factory, uplink).run(replica, shards);
+          RoundRehearsal.Result rehearsed = new RoundRehearsal<>(factory, uplink).run(replica, shards,
+              snapshot::value, update::value);
           LOG.info("run {}: {} pass(es) of the round rehearsed with {} worker(s) in {} ms before the move", runId,
-              passes, shards.size(), Math.round((System.nanoTime() - start) / 1e6));
+              rehearsed.passes(), shards.size(), Math.round((System.nanoTime() - start) / 1e6));
+          return rehearsed.lastReport();
         }
-      } catch (RuntimeException e) {   // the rehearsal only saves time: the move goes on without it
+      } catch (Exception e) {   // the rehearsal only saves time: the move goes on without it
         LOG.warn("run {}: the round's rehearsal failed, the move goes on without it: {}", runId, e.toString());
       } finally {
         run.release(replica);
       }
-      return 1;
+      return Boolean.TRUE;
     }
   }
 

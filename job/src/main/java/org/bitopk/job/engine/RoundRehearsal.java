@@ -8,23 +8,27 @@ import java.io.ObjectOutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.job.problem.ObjectiveFactory;
 
 /**
- * A joining executor rehearses the round before its first real one: on a replica of its own run's pool, its moving
- * groups' workers take the round's steps over and over on their own shards (the gradient, the memory's step with
- * the run's compressor, the message encoded and decoded and applied to the replica), and their states travel the
- * way a moved state does (saved, Java-serialized as in a task's partition, restored). A new JVM runs that code
- * interpreted at first and compiles it as it goes: rehearsed while the run's rounds go on elsewhere
- * ({@link GroupsInPreparation}), the move's round finds it compiled, rather than waiting for a JVM that runs it
- * for the first time (measured on the network lab: such a first task took 250-330 ms against rounds of 60 ms).
+ * A joining executor rehearses the round before its first real one, on a replica of its run's pool: the replica
+ * loads a dense snapshot and applies an update, each fetched as a broadcast as in a new replica's first catch-up;
+ * then the moving groups' workers take the round's steps over and over on their own shards (the gradient, the
+ * memory's step with the run's compressor, the message encoded and decoded and applied to the replica), their
+ * states travelling the way a moved state does (saved, Java-serialized as in a task's partition, restored), and the
+ * last step's report goes back as the task's result, as a round's does. A new JVM runs that code interpreted at
+ * first and compiles it as it goes: rehearsed while the run's rounds go on elsewhere ({@link GroupsInPreparation}),
+ * the move's round finds it compiled, rather than waiting for a JVM that runs it for the first time (measured on
+ * the network lab: such a first task took 250-330 ms against rounds of 60 ms).
  *
  * <p>It shares nothing with the run but the replica, which it leaves new ({@link Replica#iteration} −1), so that
- * the first real round loads x_t as a new replica does: each worker's state here is {@link WorkerState#fresh} and
- * dropped, its compressor drawn from the worker's seed as the run's is but stepped only here, and the replica's
- * parameters are overwritten by that load. So the run's bits are the same with or without it.
+ * the first real round loads x_t as a new replica does: the snapshot and update are the rehearsal's own, each
+ * worker's state here is {@link WorkerState#fresh} and dropped, its compressor drawn from the worker's seed as the
+ * run's is but stepped only here, and the replica's parameters are overwritten by that load. So the run's bits are
+ * the same with or without it.
  */
 final class RoundRehearsal<S> {
   /** Passes at most; a pass is every worker of the group once. */
@@ -42,10 +46,16 @@ final class RoundRehearsal<S> {
     this.uplink = uplink;
   }
 
-  /** Rehearses the round of {@code shards}' workers on {@code replica}, which it leaves new; returns the passes. */
-  int run(Replica<S> replica, List<S> shards) {
+  /** What a rehearsal did: its passes, and the report of its last step. */
+  record Result(int passes, WorkerReport lastReport) {}
+
+  /**
+   * Rehearses the round of {@code shards}' workers (at least one) on {@code replica}, which it leaves new, from the
+   * dense {@code snapshot} and the encoded {@code update} (a broadcast's values, read here as a catch-up reads them).
+   */
+  Result run(Replica<S> replica, List<S> shards, Supplier<float[]> snapshot, Supplier<byte[]> update) {
     if (shards.isEmpty()) {
-      return 0;
+      throw new IllegalArgumentException("a rehearsal needs a worker's shard");
     }
     int dimension = replica.parameters.length;
     List<WorkerState> states = new ArrayList<>();
@@ -54,15 +64,23 @@ final class RoundRehearsal<S> {
     }
     long deadline = Long.MAX_VALUE;
     int passes = 0;
+    WorkerReport last = null;
     try {
-      replica.objective.initialParameters()
-          .ifPresent(x0 -> System.arraycopy(x0, 0, replica.parameters, 0, Math.min(x0.length, dimension)));
+      long start = System.nanoTime();
+      float[] x = snapshot.get();
+      System.arraycopy(x, 0, replica.parameters, 0, Math.min(x.length, dimension));
       replica.objective.load(replica.parameters);
+      SparseVector caughtUp = SparseCodec.decode(update.get());
+      SparseUpdates.apply(replica.parameters, caughtUp);
+      replica.objective.update(replica.parameters, caughtUp.indices());
+      Replica.CatchUp catchUp = new Replica.CatchUp(1, true);
+      long catchUpNanos = System.nanoTime() - start;
       while (passes < MAX_PASSES && System.nanoTime() < deadline) {
+        long checksum = ParameterChecksum.of(replica.parameters);
         for (int i = 0; i < shards.size(); i++) {
-          states.set(i, step(replica, shards.get(i), states.get(i), passes));
+          WorkerReport.Builder report = step(replica, shards.get(i), states, i, passes);
+          last = report.task(0, checksum).catchUp(catchUpNanos, catchUp).build();
         }
-        ParameterChecksum.of(replica.parameters);
         if (passes++ == 0) {   // the first pass loads the classes: it alone always runs to its end
           deadline = System.nanoTime() + MAX_MILLIS * 1_000_000L;
         }
@@ -70,19 +88,25 @@ final class RoundRehearsal<S> {
     } finally {
       replica.iteration = -1;
     }
-    return passes;
+    return new Result(passes, last);
   }
 
-  /** One worker's step, as {@code WorkerTask} takes it; returns its state moved as a moved state is. */
-  private WorkerState step(Replica<S> replica, S shard, WorkerState state, int pass) {
+  /** One worker's step, as {@code WorkerTask} takes it; its state then moves as a moved state does. */
+  private WorkerReport.Builder step(Replica<S> replica, S shard, List<WorkerState> states, int i, int pass) {
     int worker = factory.workerId(shard);
-    replica.objective.gradient(shard, 0, 0, replica.gradient);
+    WorkerState state = states.get(i);
+    long begin = System.nanoTime();
+    double loss = replica.objective.gradient(shard, 0, 0, replica.gradient);
+    long computed = System.nanoTime();
     UplinkMemory.Step step = state.step(replica.gradient, LEARNING_RATE, uplink, worker, pass);
     state.commit(pass, pass + 1L);
-    SparseVector update = SparseCodec.decode(SparseCodec.encodeExactly(step.sent(), uplink.values()));
+    byte[] message = SparseCodec.encodeExactly(step.sent(), uplink.values());
+    SparseVector update = SparseCodec.decode(message);
     SparseUpdates.apply(replica.parameters, update);
     replica.objective.update(replica.parameters, update.indices());
-    return WorkerState.restored(uplink, replica.parameters.length, pass + 1, travelled(state.saved(worker)));
+    states.set(i, WorkerState.restored(uplink, replica.parameters.length, pass + 1, travelled(state.saved(worker))));
+    return new WorkerReport.Builder(worker, pass, "rehearsal").message(message, new float[0], loss, step)
+        .attempt(false, false, pass + 1L).dense(null, null).times(computed - begin, System.nanoTime() - computed);
   }
 
   /** {@code memory} after a trip through Java serialization, as inside a task's partition. */

@@ -3,12 +3,16 @@ package org.bitopk.job.engine;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.bitopk.compression.CompressorSpec;
+import org.bitopk.compression.SparseCodec;
+import org.bitopk.compression.SparseVector;
+import org.bitopk.compression.ValueFormat;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.datasets.WorkerShard;
 import org.bitopk.job.LocalSpark;
@@ -40,9 +44,15 @@ class RoundRehearsalTest {
 
       Replica<WorkerShard> rehearsed = new Replica<>(factory.create());
       float[] x0 = rehearsed.objective.initialParameters().orElseThrow();
-      int passes = new RoundRehearsal<>(factory, uplink).run(rehearsed, shards);
+      byte[] update = SparseCodec.encodeExactly(SparseVector.of(d, new int[] {1}, new float[] {0.5f}),
+          ValueFormat.FP32);
+      RoundRehearsal.Result result = new RoundRehearsal<>(factory, uplink).run(rehearsed, shards, x0::clone,
+          () -> update);
 
+      int passes = result.passes();
       assertTrue(passes >= 1 && passes <= RoundRehearsal.MAX_PASSES, "passes: " + passes);
+      assertEquals(shards.get(1).workerId(), result.lastReport().workerId, "the last step's report");
+      assertTrue(result.lastReport().uplink.length > 0, "with its encoded message");
       assertEquals(-1, rehearsed.iteration, "left new: the first real round loads x_t");
       assertFalse(Arrays.equals(x0, rehearsed.parameters), "the rehearsal stepped its replica");
 
@@ -71,16 +81,19 @@ class RoundRehearsalTest {
   }
 
   @Test
-  void aGroupWithoutShardsRehearsesNothing() throws Exception {
+  void aRehearsalNeedsAWorker() throws Exception {
     try (ImageProblem problem = new ImageProblem(SPARK.context(), "synthetic",
         Datasets.load("synthetic:n=400,test=10,shape=1x8x8,classes=4", null, new Configuration()),
         ModelArchitecture.MLP_SMALL, 4, false, 8, 3)) {
       NetworkObjectiveFactory factory = problem.objectiveFactory();
       UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), 10, true, 0f, 3);
-      Replica<WorkerShard> replica = new Replica<>(factory.create());
-      assertEquals(0, new RoundRehearsal<>(factory, uplink).run(replica, List.of()));
-      assertEquals(-1, replica.iteration);
-      replica.objective.close();
+      try (var objective = factory.create()) {
+        Replica<WorkerShard> replica = new Replica<>(objective);
+        float[] x = new float[factory.dimension()];
+        assertThrows(IllegalArgumentException.class,
+            () -> new RoundRehearsal<>(factory, uplink).run(replica, List.of(), () -> x, () -> new byte[0]));
+        assertEquals(-1, replica.iteration);
+      }
     }
   }
 }
