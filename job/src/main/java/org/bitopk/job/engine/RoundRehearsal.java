@@ -15,8 +15,7 @@ import org.bitopk.job.problem.ObjectiveFactory;
 
 /**
  * A joining executor rehearses the round before its first real one, on a replica of its run's pool: the replica
- * fetches a dense snapshot and an update as broadcasts, as a new replica's first catch-up does, loads the model's
- * x_0 (or that snapshot, for a model that builds none) and applies the update;
+ * loads a dense snapshot and applies an update, each fetched as a broadcast as in a new replica's first catch-up;
  * then the moving groups' workers take the round's steps over and over on their own shards (the gradient, the
  * memory's step with the run's compressor, the message encoded and decoded and applied to the replica), their
  * states travelling the way a moved state does (saved, Java-serialized as in a task's partition, restored), and the
@@ -68,10 +67,7 @@ final class RoundRehearsal<S> {
     WorkerReport last = null;
     try {
       long start = System.nanoTime();
-      float[] fetched = snapshot.get();   // the fetch of a new replica's catch-up
-      // then from the model's own x_0 where the replica builds one: its gradients and selections look like a run's,
-      // where the snapshot's zeros would leave most of them 0
-      float[] x = replica.objective.initialParameters().filter(x0 -> x0.length == fetched.length).orElse(fetched);
+      float[] x = snapshot.get();
       System.arraycopy(x, 0, replica.parameters, 0, Math.min(x.length, dimension));
       replica.objective.load(replica.parameters);
       SparseVector caughtUp = SparseCodec.decode(update.get());
