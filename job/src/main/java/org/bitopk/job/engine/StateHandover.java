@@ -115,9 +115,9 @@ public final class StateHandover implements SparkPlugin {
    */
   static Optional<WorkerMemory> ask(String runId, int worker, int round, long token) {
     Optional<PluginContext> context = EXECUTOR_CONTEXT.get();
+    byte[] request = request(runId, worker, round, token);
     try {
-      byte[] answer = context.isPresent() ? (byte[]) context.get().ask(request(runId, worker, round, token))
-          : reply(request(runId, worker, round, token));
+      byte[] answer = context.isPresent() ? (byte[]) context.get().ask(request) : reply(request);
       return answer.length == 0 ? Optional.empty() : Optional.of(readMemory(
           new DataInputStream(new ByteArrayInputStream(answer)), worker));
     } catch (Exception e) {

@@ -91,20 +91,15 @@ final class TaskAttempt {
           + "(its state is at round " + state.round() + "): a duplicate attempt of a finished round");
     }
     boolean residualLost = false;
-    if ((state == null || admission == WorkerState.Admission.UNUSABLE)
-        && !(state == null && round == 0 && expected == WorkerState.INITIAL)) {
-      // the state a departed executor handed over, if the driver has it: the groups' move missed that executor
-      Optional<WorkerMemory> handed = StateHandover.ask(runId, workerId, round - 1, expected);
-      if (handed.isPresent()) {
-        state = WorkerState.restored(uplink, dimension, round, handed.get());
-        run.putWorker(workerId, state);
-        return new Admitted(state, false, false);
-      }
-    }
     if (state == null || admission == WorkerState.Admission.UNUSABLE) {
       // New executor, a state more than one round old, or one advanced by an attempt the driver discarded.
-      residualLost = !(state == null && round == 0 && expected == WorkerState.INITIAL);
-      state = WorkerState.fresh(uplink, workerId, dimension, round);
+      boolean firstRound = state == null && round == 0 && expected == WorkerState.INITIAL;
+      // the state a departed executor handed over, if the driver has it: the groups' move missed that executor
+      Optional<WorkerMemory> handed = firstRound ? Optional.empty()
+          : StateHandover.ask(runId, workerId, round - 1, expected);
+      residualLost = !firstRound && handed.isEmpty();
+      state = handed.isPresent() ? WorkerState.restored(uplink, dimension, round, handed.get())
+          : WorkerState.fresh(uplink, workerId, dimension, round);
       run.putWorker(workerId, state);
     }
     return new Admitted(state, residualLost, admission == WorkerState.Admission.ROLLED_BACK);
