@@ -59,6 +59,11 @@ public record DownlinkView(int iteration, int firstUpdate, List<Broadcast<byte[]
         snapshotIteration, snapshot, start);
   }
 
+  /** The broadcast of update s, firstUpdate <= s < t; empty for the newest, which travels inline. */
+  java.util.Optional<Broadcast<byte[]>> updateBroadcast(int s) {
+    return s == iteration - 1 ? java.util.Optional.empty() : java.util.Optional.of(earlierUpdates.get(s - firstUpdate));
+  }
+
   /** The encoded update s, firstUpdate <= s < t: the inline one or an earlier update's broadcast value. */
   byte[] encodedUpdate(int s) {
     return s == iteration - 1 ? latestUpdate : earlierUpdates.get(s - firstUpdate).value();

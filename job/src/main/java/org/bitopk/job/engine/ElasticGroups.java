@@ -39,8 +39,11 @@ final class ElasticGroups<S> {
     static final Move NONE = new Move(0, 0, 0, 0);
   }
 
-  /** A placement built where it is to be, waiting for the states its moving groups' tasks return this round. */
-  private record Ready<S>(GroupPlacement target, JavaRDD<S> rdd) {}
+  /**
+   * A placement built where it is to be, waiting for the states its moving groups' tasks return this round;
+   * {@code moving} are the groups it moves.
+   */
+  private record Ready<S>(GroupPlacement target, JavaRDD<S> rdd, List<Integer> moving) {}
 
   private final JavaRDD<S> shards;
   private final int groups;
@@ -63,6 +66,8 @@ final class ElasticGroups<S> {
   private Map<Integer, WorkerMemory> carried = Map.of();
   /** This round's RDD when moved groups' tasks install states, until the round has run. */
   private Optional<ArrivingStates<S>> arriving = Optional.empty();
+  /** The joining executor's replicas brought to x_t during the round whose tasks return the moving states. */
+  private Optional<ArrivingReplicas> catchingUp = Optional.empty();
 
   ElasticGroups(JavaRDD<S> shards, int groups, String runId, ObjectiveFactory<S> factory, UplinkSettings uplink,
       int firstRound) {
@@ -97,6 +102,8 @@ final class ElasticGroups<S> {
    * the executors that registered during the run and worked for the first time this round.
    */
   List<ExecutorArrivals.FirstWork> afterRound(int t, List<WorkerReport> reports) {
+    catchingUp.ifPresent(replicas -> replicas.await(t));   // before the round's update drops old broadcasts
+    catchingUp = Optional.empty();
     Map<Integer, WorkerMemory> states = new java.util.HashMap<>();
     Set<String> ran = new java.util.LinkedHashSet<>();
     for (WorkerReport r : reports) {
@@ -111,6 +118,17 @@ final class ElasticGroups<S> {
   }
 
   /**
+   * Once round t's task is made, with its downlink {@code view}: in the round whose tasks return the moving
+   * workers' states, the joining executor's replicas are brought to x_t beside the round's job
+   * ({@link ArrivingReplicas}), so that the move's round finds them there.
+   */
+  void duringRound(DownlinkView view, FaultInjector faults) {
+    if (departing.length > 0 && ready.isPresent()) {
+      catchingUp = Optional.of(ArrivingReplicas.start(ready.get().rdd(), ready.get().moving(), runId, view, faults));
+    }
+  }
+
+  /**
    * Places the groups again before round {@code t} if the active executors changed; moved workers get
    * {@link WorkerState#INITIAL} in {@code acceptedTokens} and no holder, as after a resume.
    *
@@ -119,6 +137,7 @@ final class ElasticGroups<S> {
   Move beforeRound(int t, long[] acceptedTokens, @Nullable String[] holders) {
     arrivals.roundStarts(t);
     dropArriving();   // a round that failed before afterRound
+    dropCatchingUp();
     retired.ifPresent(r -> r.unpersist(false));   // the round after the move has read through it
     retired = Optional.empty();
     departing = new int[0];
@@ -173,7 +192,7 @@ final class ElasticGroups<S> {
       Optional<JavaRDD<S>> prepared = preparing.get().take(t);
       preparing = Optional.empty();
       if (prepared.isPresent()) {
-        ready = Optional.of(new Ready<>(target, prepared.get()));
+        ready = Optional.of(new Ready<>(target, prepared.get(), List.copyOf(moving)));
         departing = workersOf(moving, acceptedTokens.length);
         LOG.info("round {}: the moving groups' tasks return their workers' states; the groups move before round {}",
             t, t + 1);
@@ -333,6 +352,11 @@ final class ElasticGroups<S> {
     arriving = Optional.empty();
   }
 
+  private void dropCatchingUp() {
+    catchingUp.ifPresent(ArrivingReplicas::cancel);
+    catchingUp = Optional.empty();
+  }
+
   private void dropReady() {
     ready.ifPresent(r -> r.rdd().unpersist(false));
     ready = Optional.empty();
@@ -341,6 +365,7 @@ final class ElasticGroups<S> {
   /** Drops the grouped RDD (not the problem's own shards) and any placement being built or built. */
   void release() {
     arrivals.release();
+    dropCatchingUp();
     dropArriving();
     dropPreparation();
     dropReady();

@@ -1,6 +1,9 @@
 package org.bitopk.job.engine;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import org.apache.spark.broadcast.Broadcast;
 import org.bitopk.compression.SparseVector;
 import org.bitopk.job.problem.WorkerObjective;
 
@@ -40,6 +43,9 @@ final class Replica<S> {
   interface DecodedUpdates {
     /** The update of round {@code iteration} of {@code view}'s window. */
     SparseVector decodedUpdate(int iteration, DownlinkView view);
+
+    /** Whether update {@code iteration} is decoded here already, so that its broadcast need not be read. */
+    boolean hasDecoded(int iteration);
   }
 
   /**
@@ -57,6 +63,7 @@ final class Replica<S> {
       startRejected = startsFromBuiltModel(view.start().checksum(), faults) == BuiltStart.DIFFERS;
     }
     boolean resync = iteration < view.firstUpdate() || iteration > t;
+    fetchAhead(view, run, resync, resync ? view.snapshotIteration() : iteration);
     if (resync) {
       float[] snapshot = view.snapshot().value();
       if (snapshot.length != parameters.length) {
@@ -75,6 +82,23 @@ final class Replica<S> {
     }
     iteration = t;
     return new CatchUp(applied, resync, startRejected);
+  }
+
+  /**
+   * Fetches side by side the broadcasts the catch-up reads next: the snapshot when it loads it, and the updates
+   * from {@code from} not decoded on this executor yet ({@link BroadcastPrefetch}).
+   */
+  private static void fetchAhead(DownlinkView view, DecodedUpdates run, boolean snapshot, int from) {
+    List<Broadcast<?>> reads = new ArrayList<>();
+    if (snapshot) {
+      reads.add(view.snapshot());
+    }
+    for (int s = from; s < view.iteration(); s++) {
+      if (!run.hasDecoded(s)) {
+        view.updateBroadcast(s).ifPresent(reads::add);
+      }
+    }
+    BroadcastPrefetch.values(reads);
   }
 
   /** What became of the x_0 a new replica builds. */

@@ -11,7 +11,8 @@ import scala.reflect.ClassTag$;
 final class RoundJob {
   /**
    * The Spark local property that names the round t of every job the round waits for (its own and any its
-   * boundary runs), in Spark's event log and UI; the background building of groups carries none.
+   * boundary runs), in Spark's event log and UI; the background building of groups and the catching up of a
+   * joining executor's replicas ({@link ArrivingReplicas}) carry none: they run no worker's step.
    */
   static final String ROUND_PROPERTY = "bitopk.round";
 

@@ -94,6 +94,14 @@ final class RunState implements Replica.DecodedUpdates {
     return created;
   }
 
+  /** Borrows a free replica, if there is one, without creating one. */
+  @SuppressWarnings("unchecked")
+  <S> java.util.Optional<Replica<S>> borrowIdle() {
+    synchronized (free) {
+      return java.util.Optional.ofNullable((Replica<S>) free.pollFirst());
+    }
+  }
+
   void release(Replica<?> replica) {
     synchronized (free) {
       free.addFirst(replica);
@@ -104,6 +112,11 @@ final class RunState implements Replica.DecodedUpdates {
   @Override
   public SparseVector decodedUpdate(int iteration, DownlinkView view) {
     return decoded.computeIfAbsent(iteration, s -> SparseCodec.decode(view.encodedUpdate(s)));
+  }
+
+  @Override
+  public boolean hasDecoded(int iteration) {
+    return decoded.containsKey(iteration);
   }
 
   void forgetUpdatesBefore(int iteration) {

@@ -252,7 +252,9 @@ public final class Trainer<S> {
     RoundSettings settings = settings(t, lr);
     try {
       move = elastic.beforeRound(t, acceptedTokens, holders);
-      WorkerTask<S> task = task(settings, window.view(t), elastic.departing());
+      DownlinkView view = window.view(t);
+      WorkerTask<S> task = task(settings, view, elastic.departing());
+      elastic.duringRound(view, faults);
       jobStart = System.nanoTime();
       reports = RoundJob.run(elastic.roundRdd(), task, plan, t, lr);
     } finally {

@@ -1,0 +1,127 @@
+package org.bitopk.job.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaRDD;
+import scala.collection.JavaConverters;
+import scala.reflect.ClassTag$;
+import scala.runtime.AbstractFunction1;
+
+/**
+ * The replicas waiting on a joining executor, brought to x_t during round t, the round whose tasks return the
+ * moving workers' states ({@link ElasticGroups}): in the move's round they then apply one update, the one that
+ * travels inline, instead of loading the dense snapshot and reading the window's updates, which took 100 ms or more
+ * of that round on the network lab. The catching up is a Spark job of the built groups' tasks beside round t's own
+ * job, on the joining executor, idle until the move; the driver waits for it once round t's job has ended and
+ * before it publishes the round's update, since publishing drops the window's oldest broadcasts. The job runs no
+ * worker's step, so it carries no round ({@link RoundJob#ROUND_PROPERTY}); the time the driver waits for it is
+ * the round's.
+ *
+ * <p>A task catches up a replica idle in the run's pool there, never a new one (setting one up takes a second); a
+ * replica whose catching up fails or is cancelled is left new, so that the move's round loads the snapshot as
+ * before. Nothing of the run's bits changes: a replica at x_t is what the round's catch-up makes of it anyway.
+ */
+final class ArrivingReplicas {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ArrivingReplicas.class);
+  /** How long, after round t's job, the driver waits for the catching up before it cancels it. */
+  static final long WAIT_MILLIS = 2_000;
+
+  private final SparkContext sc;
+  private final String jobGroup;
+  private final long startNanos = System.nanoTime();
+  private final CompletableFuture<Void> done;
+
+  private ArrivingReplicas(SparkContext sc, String jobGroup, CompletableFuture<Void> done) {
+    this.sc = sc;
+    this.jobGroup = jobGroup;
+    this.done = done;
+  }
+
+  /**
+   * Starts bringing the idle replicas on the executors of {@code groups} of {@code rdd} (each group's block built
+   * where it is to be) to the iteration of {@code view}.
+   */
+  static ArrivingReplicas start(JavaRDD<?> rdd, List<Integer> groups, String runId, DownlinkView view,
+      FaultInjector faults) {
+    SparkContext sc = rdd.context();
+    String jobGroup = "bitopk-arriving-replicas-" + runId;
+    CompletableFuture<Void> done = DriverThread.start("bitopk-arriving-replicas", () -> {
+      sc.setLocalProperty(RoundJob.ROUND_PROPERTY, null);   // no worker's step: not one of the round's jobs
+      sc.setJobGroup(jobGroup, "replicas of a joining executor brought to x_t before the move", true);
+      try {
+        sc.runJob(rdd.rdd(), new CatchUpInPool<>(runId, view, faults),
+            JavaConverters.asScalaBuffer(new ArrayList<Object>(groups)).toSeq(), ClassTag$.MODULE$.apply(Object.class));
+      } finally {
+        sc.clearJobGroup();
+      }
+    });
+    return new ArrivingReplicas(sc, jobGroup, done);
+  }
+
+  /** Waits for the catching up, at most {@link #WAIT_MILLIS}; a failure only costs the move's round its time. */
+  void await(int round) {
+    try {
+      done.get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+      LOG.info("round {}: the joining executor's replicas were brought to x_{} in {} ms", round, round,
+          Math.round((System.nanoTime() - startNanos) / 1e6));
+    } catch (TimeoutException e) {
+      sc.cancelJobGroup(jobGroup);
+      LOG.warn("round {}: the joining executor's replicas were not at x_{} after {} ms; cancelled, the move's round "
+          + "loads the snapshot there", round, round, WAIT_MILLIS);
+    } catch (InterruptedException e) {
+      sc.cancelJobGroup(jobGroup);
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException e) {
+      LOG.warn("round {}: bringing the joining executor's replicas to x_{} failed; the move's round loads the "
+          + "snapshot there: {}", round, round, e.getCause().toString());
+    }
+  }
+
+  /** Stops the catching up: the round it belonged to failed. */
+  void cancel() {
+    sc.cancelJobGroup(jobGroup);
+  }
+
+  /**
+   * On a built group's executor, one replica idle in the run's pool brought to the view's x_t; returns the
+   * iteration it reached, −1 when there was none idle or it failed. A named class: no closure.
+   */
+  static final class CatchUpInPool<S> extends AbstractFunction1<scala.collection.Iterator<S>, Object>
+      implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+    private final String runId;
+    private final DownlinkView view;
+    private final FaultInjector faults;
+
+    CatchUpInPool(String runId, DownlinkView view, FaultInjector faults) {
+      this.runId = runId;
+      this.view = view;
+      this.faults = faults;
+    }
+
+    @Override
+    public Object apply(scala.collection.Iterator<S> group) {
+      RunState run = ExecutorRegistry.run(runId);
+      Optional<Replica<S>> idle = run.borrowIdle();
+      if (idle.isEmpty()) {
+        return -1;
+      }
+      Replica<S> replica = idle.get();
+      try {
+        replica.catchUp(view, run, faults);
+        return replica.iteration;
+      } catch (RuntimeException e) {   // cancelled, or a broadcast gone: left new, the move's round loads x_t
+        replica.iteration = -1;
+        LOG.warn("run {}: a replica was not brought to x_{}: {}", runId, view.iteration(), e.toString());
+        return -1;
+      } finally {
+        run.release(replica);
+      }
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package org.bitopk.job.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.bitopk.compression.SparseCodec;
+import org.bitopk.compression.SparseVector;
+import org.bitopk.compression.ValueFormat;
+import org.bitopk.job.LocalSpark;
+import org.bitopk.job.problem.quadratic.QuadraticObjectiveFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The replicas waiting on a joining executor are brought to x_t by a Spark job of their own: the model the updates
+ * make of the snapshot, applied here by hand; never a replica set up for it; and a catch-up that fails leaves the
+ * replica new, never at an iteration its parameters are not at.
+ */
+class ArrivingReplicasTest {
+  @RegisterExtension
+  static final LocalSpark SPARK = new LocalSpark();
+  private static final int D = 40;
+  private static final String RUN = "arriving-replicas-test";
+
+  private final List<float[]> models = new ArrayList<>();
+  private final List<Broadcast<byte[]>> updates = new ArrayList<>();
+  private Broadcast<float[]> snapshot;
+  private DownlinkView view;
+  private JavaRDD<Integer> groups;
+
+  /** x_0 .. x_8 by eight sparse updates; the window holds updates 2..7 (7 inline), the snapshot is x_3. */
+  @BeforeEach
+  void window() {
+    JavaSparkContext sc = SPARK.context();
+    Random random = new Random(11);
+    float[] x = new float[D];
+    for (int j = 0; j < D; j++) {
+      x[j] = (float) random.nextGaussian();
+    }
+    models.add(x.clone());
+    for (int t = 0; t < 8; t++) {
+      int[] idx = random.ints(0, D).distinct().limit(6).sorted().toArray();
+      float[] val = new float[idx.length];
+      for (int i = 0; i < val.length; i++) {
+        val[i] = (float) random.nextGaussian();
+      }
+      SparseVector u = SparseVector.of(D, idx, val);
+      updates.add(sc.broadcast(SparseCodec.encode(u, ValueFormat.FP32)));
+      SparseUpdates.apply(x, u);
+      models.add(x.clone());
+    }
+    snapshot = sc.broadcast(models.get(3));
+    view = new DownlinkView(8, 2, updates.subList(2, 7), updates.get(7).value(), 3, snapshot, ReplicaStart.SNAPSHOT);
+    groups = sc.parallelize(List.of(0, 1, 2, 3), 2);
+  }
+
+  @AfterEach
+  void forget() {
+    ExecutorRegistry.forget(RUN);
+    updates.forEach(Broadcast::destroy);
+    snapshot.destroy();
+  }
+
+  private static void idleReplica() {
+    RunState run = ExecutorRegistry.run(RUN);
+    run.release(run.borrow(new QuadraticObjectiveFactory(D), Integer.MAX_VALUE));   // set up, then idle
+  }
+
+  @Test
+  void bringsTheIdleReplicaToTheViewsModel() {
+    idleReplica();
+    ArrivingReplicas.start(groups, List.of(0), RUN, view, FaultInjector.NONE).await(8);
+    List<ReplicaSnapshot> replicas = ExecutorRegistry.replicas(RUN);
+    assertEquals(1, replicas.size());
+    assertEquals(8, replicas.get(0).iteration());
+    assertArrayEquals(models.get(8), replicas.get(0).parameters());
+    assertArrayEquals(models.get(8), replicas.get(0).modelParameters(), "the objective holds x_8 too");
+  }
+
+  /** Two groups' tasks and one idle replica: one task brings it along, the other sets none up. */
+  @Test
+  void setsUpNoReplica() {
+    idleReplica();
+    ArrivingReplicas.start(groups, List.of(0, 1), RUN, view, FaultInjector.NONE).await(8);
+    List<ReplicaSnapshot> replicas = ExecutorRegistry.replicas(RUN);
+    assertEquals(1, replicas.size(), "no replica set up for the catching up");
+    assertEquals(8, replicas.get(0).iteration());
+  }
+
+  /** An update's broadcast gone halfway through the window: the replica is left new, for the snapshot's load. */
+  @Test
+  void aFailedCatchUpLeavesTheReplicaNew() {
+    idleReplica();
+    updates.get(5).destroy();
+    updates.set(5, SPARK.context().broadcast(new byte[0]));   // for the clean-up; the view keeps the destroyed one
+    ArrivingReplicas.start(groups, List.of(0), RUN, view, FaultInjector.NONE).await(8);
+    List<ReplicaSnapshot> replicas = ExecutorRegistry.replicas(RUN);
+    assertEquals(1, replicas.size());
+    assertEquals(-1, replicas.get(0).iteration(), "not at an iteration its parameters are not at");
+  }
+}
