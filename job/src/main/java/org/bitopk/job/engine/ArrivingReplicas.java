@@ -17,10 +17,11 @@ import scala.runtime.AbstractFunction1;
  * moving workers' states ({@link ElasticGroups}): in the move's round they then apply one update, the one that
  * travels inline, instead of loading the dense snapshot and reading the window's updates, which took 100 ms or more
  * of that round on the network lab. The catching up is a Spark job of the built groups' tasks beside round t's own
- * job, on the joining executor, idle until the move; the driver waits for it once round t's job has ended and
- * before it publishes the round's update, since publishing drops the window's oldest broadcasts. The job runs no
- * worker's step, so it carries no round ({@link RoundJob#ROUND_PROPERTY}); the time the driver waits for it is
- * the round's.
+ * job, on the joining executor, idle until the move, and the next boundary waits for it. Publishing
+ * round t's update drops the window's oldest broadcasts (and at times the snapshot) that the catching up reads;
+ * it reads them side by side as it starts ({@link BroadcastPrefetch}), long before round t's job ends, and one it
+ * finds gone only fails it. The job runs no worker's step, so it carries no round
+ * ({@link RoundJob#ROUND_PROPERTY}); the time a boundary waits for it is its round's.
  *
  * <p>A task catches up a replica idle in the run's pool there, never a new one (setting one up takes a second); a
  * replica whose catching up fails or is cancelled is left new, so that the move's round loads the snapshot as
@@ -28,7 +29,7 @@ import scala.runtime.AbstractFunction1;
  */
 final class ArrivingReplicas {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ArrivingReplicas.class);
-  /** How long, after round t's job, the driver waits for the catching up before it cancels it. */
+  /** How long the boundary after round t waits for the catching up before it cancels it. */
   static final long WAIT_MILLIS = 2_000;
 
   private final SparkContext sc;
@@ -63,7 +64,10 @@ final class ArrivingReplicas {
     return new ArrivingReplicas(sc, jobGroup, done);
   }
 
-  /** Waits for the catching up, at most {@link #WAIT_MILLIS}; a failure only costs the move's round its time. */
+  /**
+   * Waits for the catching up started in round {@code round}, at most {@link #WAIT_MILLIS}; a failure only costs
+   * the move's round its time.
+   */
   void await(int round) {
     try {
       done.get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
@@ -82,7 +86,7 @@ final class ArrivingReplicas {
     }
   }
 
-  /** Stops the catching up: the round it belonged to failed. */
+  /** Stops the catching up: the run ends. */
   void cancel() {
     sc.cancelJobGroup(jobGroup);
   }
@@ -106,6 +110,9 @@ final class ArrivingReplicas {
 
     @Override
     public Object apply(scala.collection.Iterator<S> group) {
+      while (group.hasNext()) {
+        group.next();   // read through: the group's cached block is released as the task ends
+      }
       RunState run = ExecutorRegistry.run(runId);
       Optional<Replica<S>> idle = run.borrowIdle();
       if (idle.isEmpty()) {

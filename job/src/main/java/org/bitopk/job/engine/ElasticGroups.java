@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * whose state is nowhere current (its executor crashed) starts afresh where it lands, and its task reports the
  * lost residual. When nothing leaves (an executor joined), the new placement's groups are first built in the
  * background, each where it is to be ({@link GroupsInPreparation}); once they are, the next round's tasks of the
- * moving groups return their states and the round after it runs on the new placement. A leaving executor's groups
+ * moving groups return their states, the replicas waiting there are brought to x_t beside them
+ * ({@link ArrivingReplicas}), and the round after it runs on the new placement. A leaving executor's groups
  * move at once, their blocks built by the move's round itself where its tasks run (a moving one cut from the files,
  * or fetched from the leaving executor while it still has it).
  */
@@ -102,8 +103,6 @@ final class ElasticGroups<S> {
    * the executors that registered during the run and worked for the first time this round.
    */
   List<ExecutorArrivals.FirstWork> afterRound(int t, List<WorkerReport> reports) {
-    catchingUp.ifPresent(replicas -> replicas.await(t));   // before the round's update drops old broadcasts
-    catchingUp = Optional.empty();
     Map<Integer, WorkerMemory> states = new java.util.HashMap<>();
     Set<String> ran = new java.util.LinkedHashSet<>();
     for (WorkerReport r : reports) {
@@ -120,7 +119,7 @@ final class ElasticGroups<S> {
   /**
    * Once round t's task is made, with its downlink {@code view}: in the round whose tasks return the moving
    * workers' states, the joining executor's replicas are brought to x_t beside the round's job
-   * ({@link ArrivingReplicas}), so that the move's round finds them there.
+   * ({@link ArrivingReplicas}); the next boundary waits for them, so that the move's round finds them there.
    */
   void duringRound(DownlinkView view, FaultInjector faults) {
     if (departing.length > 0 && ready.isPresent()) {
@@ -137,7 +136,8 @@ final class ElasticGroups<S> {
   Move beforeRound(int t, long[] acceptedTokens, @Nullable String[] holders) {
     arrivals.roundStarts(t);
     dropArriving();   // a round that failed before afterRound
-    dropCatchingUp();
+    catchingUp.ifPresent(replicas -> replicas.await(t - 1));   // before the move's round borrows them
+    catchingUp = Optional.empty();
     retired.ifPresent(r -> r.unpersist(false));   // the round after the move has read through it
     retired = Optional.empty();
     departing = new int[0];
