@@ -13,14 +13,14 @@ import scala.reflect.ClassTag$;
 import scala.runtime.AbstractFunction1;
 
 /**
- * The replicas waiting on a joining executor, brought to x_t during round t, the round whose tasks return the
- * moving workers' states ({@link ElasticGroups}): in the move's round they then apply one update, the one that
- * travels inline, instead of loading the dense snapshot and reading the window's updates, which took 100 ms or more
- * of that round on the network lab. The catching up is a Spark job of the built groups' tasks beside round t's own
- * job, on the joining executor, idle until the move, and the next boundary waits for it. Publishing
- * round t's update drops the window's oldest broadcasts (and at times the snapshot) that the catching up reads;
- * it reads them side by side as it starts ({@link BroadcastPrefetch}), long before round t's job ends, and one it
- * finds gone only fails it. The job runs no worker's step, so it carries no round
+ * The replicas waiting on a joining executor, brought to x_t during round t, the round by which its groups were
+ * built ({@link ElasticGroups}): in the move's round, t + 2, they then apply two updates, one of them inline,
+ * instead of loading the dense snapshot and reading the window's updates, which took 100 ms or more of that round
+ * on the network lab. The catching up is a Spark job of the built groups' tasks beside rounds t and t + 1, on the
+ * joining executor, idle until the move; the move's boundary waits for it (the job took 130-210 ms on the lab,
+ * more than a round). Publishing round t's update drops the window's oldest broadcasts (and at times the
+ * snapshot) that the catching up reads; it reads them side by side as it starts ({@link BroadcastPrefetch}),
+ * within round t as a rule, and one it finds gone only fails it. The job runs no worker's step, so it carries no round
  * ({@link RoundJob#ROUND_PROPERTY}); the time a boundary waits for it is its round's.
  *
  * <p>A task catches up a replica idle in the run's pool there, never a new one (setting one up takes a second); a
@@ -29,7 +29,7 @@ import scala.runtime.AbstractFunction1;
  */
 final class ArrivingReplicas {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ArrivingReplicas.class);
-  /** How long the boundary after round t waits for the catching up before it cancels it. */
+  /** How long the move's boundary waits for the catching up before it cancels it. */
   static final long WAIT_MILLIS = 2_000;
 
   private final SparkContext sc;
@@ -69,10 +69,12 @@ final class ArrivingReplicas {
    * the move's round its time.
    */
   void await(int round) {
+    long waitFrom = System.nanoTime();
     try {
       done.get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
-      LOG.info("round {}: the joining executor's replicas were brought to x_{} in {} ms", round, round,
-          Math.round((System.nanoTime() - startNanos) / 1e6));
+      LOG.info("round {}: the joining executor's replicas were brought to x_{} in {} ms (the move waited {} ms)",
+          round, round, Math.round((System.nanoTime() - startNanos) / 1e6),
+          Math.round((System.nanoTime() - waitFrom) / 1e6));
     } catch (TimeoutException e) {
       sc.cancelJobGroup(jobGroup);
       LOG.warn("round {}: the joining executor's replicas were not at x_{} after {} ms; cancelled, the move's round "
@@ -86,7 +88,7 @@ final class ArrivingReplicas {
     }
   }
 
-  /** Stops the catching up: the run ends. */
+  /** Stops the catching up: the placement it was for is dropped, or the run ends. */
   void cancel() {
     sc.cancelJobGroup(jobGroup);
   }

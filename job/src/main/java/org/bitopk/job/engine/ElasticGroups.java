@@ -22,9 +22,9 @@ import org.jspecify.annotations.Nullable;
  * the step as a resumed run's are ({@link ArrivingStates}), so a planned move changes no bit of the run. A worker
  * whose state is nowhere current (its executor crashed) starts afresh where it lands, and its task reports the
  * lost residual. When nothing leaves (an executor joined), the new placement's groups are first built in the
- * background, each where it is to be ({@link GroupsInPreparation}); once they are, the next round's tasks of the
- * moving groups return their states, the replicas waiting there are brought to x_t beside them
- * ({@link ArrivingReplicas}), and the round after it runs on the new placement. A leaving executor's groups
+ * background, each where it is to be ({@link GroupsInPreparation}); once they are, the replicas waiting there are
+ * brought to x_t beside the rounds ({@link ArrivingReplicas}), the next round's tasks of the moving groups return
+ * their states, and the round after it runs on the new placement. A leaving executor's groups
  * move at once, their blocks built by the move's round itself where its tasks run (a moving one cut from the files,
  * or fetched from the leaving executor while it still has it).
  */
@@ -41,10 +41,11 @@ final class ElasticGroups<S> {
   }
 
   /**
-   * A placement built where it is to be, waiting for the states its moving groups' tasks return this round;
-   * {@code moving} are the groups it moves.
+   * A placement built where it is to be by round {@code built}; {@code moving} are the groups it moves. The
+   * replicas waiting there catch up during rounds built and built + 1, the moving groups' tasks return their
+   * states in round built + 1, and the groups move before round built + 2.
    */
-  private record Ready<S>(GroupPlacement target, JavaRDD<S> rdd, List<Integer> moving) {}
+  private record Ready<S>(GroupPlacement target, JavaRDD<S> rdd, List<Integer> moving, int built) {}
 
   private final JavaRDD<S> shards;
   private final int groups;
@@ -67,7 +68,7 @@ final class ElasticGroups<S> {
   private Map<Integer, WorkerMemory> carried = Map.of();
   /** This round's RDD when moved groups' tasks install states, until the round has run. */
   private Optional<ArrivingStates<S>> arriving = Optional.empty();
-  /** The joining executor's replicas brought to x_t during the round whose tasks return the moving states. */
+  /** The joining executor's replicas being brought to the x_t of the round its groups were built by. */
   private Optional<ArrivingReplicas> catchingUp = Optional.empty();
 
   ElasticGroups(JavaRDD<S> shards, int groups, String runId, ObjectiveFactory<S> factory, UplinkSettings uplink,
@@ -117,12 +118,12 @@ final class ElasticGroups<S> {
   }
 
   /**
-   * Once round t's task is made, with its downlink {@code view}: in the round whose tasks return the moving
-   * workers' states, the joining executor's replicas are brought to x_t beside the round's job
-   * ({@link ArrivingReplicas}); the next boundary waits for them, so that the move's round finds them there.
+   * Once round t's task is made, with its downlink {@code view}: in the round by which a joining executor's groups
+   * were built, its replicas are brought to x_t beside the round's job ({@link ArrivingReplicas}); they have that
+   * round and the next, and the move's boundary waits for them, so that the move's round finds them there.
    */
   void duringRound(DownlinkView view, FaultInjector faults) {
-    if (departing.length > 0 && ready.isPresent()) {
+    if (ready.isPresent() && ready.get().built() == view.iteration() && catchingUp.isEmpty()) {
       catchingUp = Optional.of(ArrivingReplicas.start(ready.get().rdd(), ready.get().moving(), runId, view, faults));
     }
   }
@@ -136,8 +137,6 @@ final class ElasticGroups<S> {
   Move beforeRound(int t, long[] acceptedTokens, @Nullable String[] holders) {
     arrivals.roundStarts(t);
     dropArriving();   // a round that failed before afterRound
-    catchingUp.ifPresent(replicas -> replicas.await(t - 1));   // before the move's round borrows them
-    catchingUp = Optional.empty();
     retired.ifPresent(r -> r.unpersist(false));   // the round after the move has read through it
     retired = Optional.empty();
     departing = new int[0];
@@ -175,13 +174,23 @@ final class ElasticGroups<S> {
       dropReady();
     }
     JavaRDD<S> next;
+    if (ready.isPresent() && t == ready.get().built() + 1) {
+      departing = workersOf(moving, acceptedTokens.length);
+      LOG.info("round {}: the moving groups' tasks return their workers' states; the groups move before round {}",
+          t, t + 1);
+      return Move.NONE;
+    }
     if (ready.isPresent()) {
+      int built = ready.get().built();
+      catchingUp.ifPresent(replicas -> replicas.await(built));   // before the move's round borrows them
+      catchingUp = Optional.empty();
       next = ready.get().rdd();
       ready = Optional.empty();
     } else if (moving.stream().allMatch(g -> onLive.get(g) != null)) {
       // nothing leaves, an executor is to be filled: its groups are built there in the background while the
       // rounds go on where they are, so that the move costs the states' transfer, not the new executor's first
-      // tasks; once built, this round's tasks of the moving groups return their states and the next round moves
+      // tasks; once built, the replicas there catch up, the next round's tasks of the moving groups return their
+      // states, and the round after it moves
       if (preparing.isEmpty() || !preparing.get().isFor(target)) {
         dropPreparation();
         preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, uplink, t));
@@ -192,10 +201,7 @@ final class ElasticGroups<S> {
       Optional<JavaRDD<S>> prepared = preparing.get().take(t);
       preparing = Optional.empty();
       if (prepared.isPresent()) {
-        ready = Optional.of(new Ready<>(target, prepared.get(), List.copyOf(moving)));
-        departing = workersOf(moving, acceptedTokens.length);
-        LOG.info("round {}: the moving groups' tasks return their workers' states; the groups move before round {}",
-            t, t + 1);
+        ready = Optional.of(new Ready<>(target, prepared.get(), List.copyOf(moving), t));
       }
       return Move.NONE;
     } else {
@@ -358,6 +364,7 @@ final class ElasticGroups<S> {
   }
 
   private void dropReady() {
+    dropCatchingUp();
     ready.ifPresent(r -> r.rdd().unpersist(false));
     ready = Optional.empty();
   }
