@@ -48,6 +48,9 @@ $(lab_security_help)
   --conf KEY=VALUE     one more Spark setting for the job (repeatable), after the lab's own, so it wins; e.g.
                        spark.locality.wait.process=10min keeps a round's tasks on their executors through a
                        short partition (see submit/README.md)
+  --log-info LOGGER    one more logger at INFO in every JVM's log (repeatable; the lab's own are at WARN but
+                       bitopk's), e.g. org.apache.spark.scheduler.TaskSetManager (each task's launch and end:
+                       where, how long), org.apache.spark.broadcast.TorrentBroadcast (each broadcast's fetch)
   --time-limit S       every process the lab starts is stopped after S seconds (default 3600)
   --lab-dir DIR        logs, Spark home, counters (default: runs/netlab-<UTC time>-<PID>)
   --spark-3.5          run the Spark 3.5 build (Scala 2.12, with DL4J's Spark masters) instead of Spark 4's
@@ -76,6 +79,7 @@ LINE_PROFILE=() LINE_MODULE=job LINE_TARGET=target LINE_BUILD_PHASE=compile
 CLEANUP_ONLY=0
 JOB_ARGS=()
 USER_CONF=()
+LOG_INFO=()
 DAEMON_HEAP=256m
 ADDRESS_BASE=198.18.0.       # RFC 2544's benchmarking range; only ever inside namespaces created here
 MASTER_PORT=7077
@@ -95,6 +99,9 @@ while [[ $# -gt 0 ]]; do
     --conf) require_value "$@"; require_setting "$@"; USER_CONF+=("-D$2"); shift 2 ;;
     --probe) require_value "$@"; [[ "$2" =~ ^[0-9]+$ ]] || die "option --probe must be a whole number of megabytes, got '$2'"
              PROBE_MB="$2"; shift 2 ;;
+    --log-info) require_value "$@"
+      [[ "$2" =~ ^[A-Za-z_][A-Za-z0-9_.\$]*$ ]] || die "option --log-info expects a logger name such as org.apache.spark.scheduler.TaskSetManager, got '$2'"
+      LOG_INFO+=("$2"); shift 2 ;;
     --time-limit) require_value "$@"; require_positive_int "$1" "$2"; TIME_LIMIT="$2"; shift 2 ;;
     --lab-dir) require_value "$@"; LAB_DIR="$2"; shift 2 ;;
     --cleanup) CLEANUP_ONLY=1; shift ;;
@@ -309,6 +316,9 @@ appender.console.layout.pattern = %d{HH:mm:ss.SSS} %p %c{1}: %m%n%ex
 logger.bitopk.name = org.bitopk
 logger.bitopk.level = info
 LOG
+for i in "${!LOG_INFO[@]}"; do
+  printf 'logger.info%d.name = %s\nlogger.info%d.level = info\n' "$i" "${LOG_INFO[$i]}" "$i" >> "$LOG_CONFIG"
+done
 
 # --- teardown: by PID, then by this invocation's names only --------------------------------------------------
 STARTED_PIDS=()

@@ -211,6 +211,17 @@ class SubmitScriptsTest {
         result.stderr);
   }
 
+  /** A logger for --log-info is checked before the lab needs root: it goes into a log configuration file. */
+  @Test
+  void aLabLoggerThatIsNoNameFailsWithOneLine(@TempDir Path tmp) throws Exception {
+    Result result = run("netlab.sh", List.of("--log-info", "org.apache.spark x=1", "--", "train"), "/usr/bin:/bin",
+        tmp);
+    assertEquals(2, result.exit, result.toString());
+    assertEquals(1, result.stderr.lines().count(), result.toString());
+    assertTrue(result.stderr.contains("option --log-info expects a logger name such as "
+        + "org.apache.spark.scheduler.TaskSetManager, got 'org.apache.spark x=1'"), result.stderr);
+  }
+
   @Test
   void sparkHomeIsUsedWhenSparkSubmitIsNotOnPath(@TempDir Path tmp) throws Exception {
     Path home = tmp.resolve("spark");
