@@ -6,6 +6,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.bitopk.job.BadInputException;
 import org.bitopk.job.engine.AggregationThreads;
 import org.bitopk.job.engine.StateHandover;
+import org.bitopk.job.problem.network.NativeWarmUp;
 import org.jspecify.annotations.Nullable;
 import scala.Tuple2;
 
@@ -59,6 +60,7 @@ public final class SparkSetup {
       giveUpOnSilentBlockFetches(conf);
     }
     handOverStatesOnDecommission(conf);
+    loadNativesAhead(conf);
     checkAggregationThreads(conf);
     return conf;
   }
@@ -68,7 +70,18 @@ public final class SparkSetup {
    * workers' states to the driver, which moves them with the workers.
    */
   static void handOverStatesOnDecommission(SparkConf conf) {
-    String plugin = StateHandover.class.getName();
+    addPlugin(conf, StateHandover.class.getName());
+  }
+
+  /**
+   * Adds {@link NativeWarmUp} to the user's spark.plugins: each executor loads ND4J as it starts, not in its first
+   * task.
+   */
+  static void loadNativesAhead(SparkConf conf) {
+    addPlugin(conf, NativeWarmUp.class.getName());
+  }
+
+  private static void addPlugin(SparkConf conf, String plugin) {
     String listed = conf.get(StateHandover.SETTING, "").trim();
     if (!java.util.Arrays.asList(listed.split("\\s*,\\s*")).contains(plugin)) {
       conf.set(StateHandover.SETTING, listed.isEmpty() ? plugin : listed + "," + plugin);

@@ -131,4 +131,15 @@ class SparkSetupTest {
     SparkSetup.handOverStatesOnDecommission(users);
     assertEquals("com.example.Profiler," + handover, users.get("spark.plugins"));
   }
+
+  /** The job's Spark configuration lists both of its plugins after the user's, each once. */
+  @Test
+  void theJobsConfigurationListsItsPluginsOnce() {
+    SparkConf users = new SparkConf(false).set("spark.plugins", "com.example.Profiler");
+    SparkSetup.handOverStatesOnDecommission(users);
+    SparkSetup.loadNativesAhead(users);
+    SparkSetup.loadNativesAhead(users);
+    assertEquals("com.example.Profiler," + org.bitopk.job.engine.StateHandover.class.getName() + ","
+        + org.bitopk.job.problem.network.NativeWarmUp.class.getName(), users.get("spark.plugins"));
+  }
 }
