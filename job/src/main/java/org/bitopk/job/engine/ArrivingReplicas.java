@@ -17,7 +17,7 @@ import scala.runtime.AbstractFunction1;
  * built ({@link ElasticGroups}): in the move's round, t + 2, they then apply two updates, one of them inline,
  * instead of loading the dense snapshot and reading the window's updates, which took 100 ms or more of that round
  * on the network lab. The catching up is a Spark job of the built groups' tasks beside rounds t and t + 1, on the
- * joining executor, idle until the move; the move's boundary waits for it (the job took 130-210 ms on the lab,
+ * joining executor, idle until the move; the move's boundary waits for it (the job took 130-320 ms on the lab,
  * more than a round). Publishing round t's update drops the window's oldest broadcasts (and at times the
  * snapshot) that the catching up reads; it reads them side by side as it starts ({@link BroadcastPrefetch}),
  * within round t as a rule, and one it finds gone only fails it. The job runs no worker's step, so it carries no round
