@@ -5,13 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
-import org.bitopk.compression.SparseCodec;
-import org.bitopk.compression.SparseVector;
-import org.bitopk.compression.ValueFormat;
 import org.bitopk.job.LocalSpark;
 import org.bitopk.job.problem.quadratic.QuadraticObjectiveFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -40,23 +36,9 @@ class ArrivingReplicasTest {
   @BeforeEach
   void window() {
     JavaSparkContext sc = SPARK.context();
-    Random random = new Random(11);
-    float[] x = new float[D];
-    for (int j = 0; j < D; j++) {
-      x[j] = (float) random.nextGaussian();
-    }
-    models.add(x.clone());
-    for (int t = 0; t < 8; t++) {
-      int[] idx = random.ints(0, D).distinct().limit(6).sorted().toArray();
-      float[] val = new float[idx.length];
-      for (int i = 0; i < val.length; i++) {
-        val[i] = (float) random.nextGaussian();
-      }
-      SparseVector u = SparseVector.of(D, idx, val);
-      updates.add(sc.broadcast(SparseCodec.encode(u, ValueFormat.FP32)));
-      SparseUpdates.apply(x, u);
-      models.add(x.clone());
-    }
+    UpdateChain chain = UpdateChain.of(sc, D, 8, 6, 11);
+    models.addAll(chain.models());
+    updates.addAll(chain.updates());
     snapshot = sc.broadcast(models.get(3));
     view = new DownlinkView(8, 2, updates.subList(2, 7), updates.get(7).value(), 3, snapshot, ReplicaStart.SNAPSHOT);
     groups = sc.parallelize(List.of(0, 1, 2, 3), 2);

@@ -5,15 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
-import org.bitopk.compression.SparseCodec;
-import org.bitopk.compression.SparseVector;
-import org.bitopk.compression.ValueFormat;
 import org.bitopk.datasets.Datasets;
 import org.bitopk.job.LocalSpark;
 import org.bitopk.job.config.Mode;
@@ -106,27 +101,10 @@ class ReplicaConsistencyTest {
   @Test
   void replicaCatchesUpThroughTheWindowOrTheSnapshot() {
     int d = 50;
-    Random random = new Random(5);
-    float[] x0 = new float[d];
-    for (int j = 0; j < d; j++) {
-      x0[j] = (float) random.nextGaussian();
-    }
-    List<float[]> models = new ArrayList<>();
-    models.add(x0.clone());
     JavaSparkContext sc = SPARK.context();
-    List<Broadcast<byte[]>> updates = new ArrayList<>();
-    float[] x = x0.clone();
-    for (int t = 0; t < 6; t++) {
-      int[] idx = random.ints(0, d).distinct().limit(5).sorted().toArray();
-      float[] val = new float[idx.length];
-      for (int i = 0; i < val.length; i++) {
-        val[i] = (float) random.nextGaussian();
-      }
-      SparseVector u = SparseVector.of(d, idx, val);
-      updates.add(sc.broadcast(SparseCodec.encode(u, ValueFormat.FP32)));
-      SparseUpdates.apply(x, u);
-      models.add(x.clone());
-    }
+    UpdateChain chain = UpdateChain.of(sc, d, 6, 5, 5);
+    List<float[]> models = chain.models();
+    List<Broadcast<byte[]>> updates = chain.updates();
     Broadcast<float[]> snapshot = sc.broadcast(models.get(4));
     // Window holds updates 2..5 (x_2 -> x_6), 5 inline; the snapshot is x_4.
     DownlinkView view = new DownlinkView(6, 2, updates.subList(2, 5), updates.get(5).value(), 4, snapshot,
