@@ -2,6 +2,7 @@ package org.bitopk.job.engine;
 
 import java.io.Serializable;
 import java.util.List;
+import java.util.Optional;
 import org.apache.spark.broadcast.Broadcast;
 
 /**
@@ -60,8 +61,8 @@ public record DownlinkView(int iteration, int firstUpdate, List<Broadcast<byte[]
   }
 
   /** The broadcast of update s, firstUpdate <= s < t; empty for the newest, which travels inline. */
-  java.util.Optional<Broadcast<byte[]>> updateBroadcast(int s) {
-    return s == iteration - 1 ? java.util.Optional.empty() : java.util.Optional.of(earlierUpdates.get(s - firstUpdate));
+  Optional<Broadcast<byte[]>> updateBroadcast(int s) {
+    return s == iteration - 1 ? Optional.empty() : Optional.of(earlierUpdates.get(s - firstUpdate));
   }
 
   /** The encoded update s, firstUpdate <= s < t: the inline one or an earlier update's broadcast value. */

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
@@ -96,9 +97,9 @@ final class RunState implements Replica.DecodedUpdates {
 
   /** Borrows a free replica, if there is one, without creating one. */
   @SuppressWarnings("unchecked")
-  <S> java.util.Optional<Replica<S>> borrowIdle() {
+  <S> Optional<Replica<S>> borrowIdle() {
     synchronized (free) {
-      return java.util.Optional.ofNullable((Replica<S>) free.pollFirst());
+      return Optional.ofNullable((Replica<S>) free.pollFirst());
     }
   }
 
