@@ -51,16 +51,11 @@ final class ArrivingReplicas {
       FaultInjector faults) {
     SparkContext sc = rdd.context();
     String jobGroup = "bitopk-arriving-replicas-" + runId;
-    CompletableFuture<Void> done = DriverThread.start("bitopk-arriving-replicas", () -> {
-      sc.setLocalProperty(RoundJob.ROUND_PROPERTY, null);   // no worker's step: not one of the round's jobs
-      sc.setJobGroup(jobGroup, "replicas of a joining executor brought to x_t before the move", true);
-      try {
-        sc.runJob(rdd.rdd(), new CatchUpInPool<>(runId, view, faults),
-            JavaConverters.asScalaBuffer(new ArrayList<Object>(groups)).toSeq(), ClassTag$.MODULE$.apply(Object.class));
-      } finally {
-        sc.clearJobGroup();
-      }
-    });
+    // no worker's step: not one of the round's jobs
+    CompletableFuture<Void> done = DriverThread.startGroup(sc, "bitopk-arriving-replicas", jobGroup,
+        "replicas of a joining executor brought to x_t before the move", () -> sc.runJob(rdd.rdd(),
+            new CatchUpInPool<>(runId, view, faults),
+            JavaConverters.asScalaBuffer(new ArrayList<Object>(groups)).toSeq(), ClassTag$.MODULE$.apply(Object.class)));
     return new ArrivingReplicas(sc, jobGroup, done);
   }
 

@@ -1,6 +1,7 @@
 package org.bitopk.job.engine;
 
 import java.util.concurrent.CompletableFuture;
+import org.apache.spark.SparkContext;
 
 /**
  * Spark jobs the driver runs beside its own thread: on a daemon thread of their own, their outcome a future. Spark
@@ -23,5 +24,23 @@ final class DriverThread {
     thread.setDaemon(true);
     thread.start();
     return done;
+  }
+
+  /**
+   * Starts {@code jobs} as {@link #start} does, as Spark job group {@code jobGroup} (whose cancellation interrupts
+   * its tasks) and outside the rounds: they carry no {@link RoundJob#ROUND_PROPERTY}, though the caller's round
+   * would pass it on.
+   */
+  static CompletableFuture<Void> startGroup(SparkContext sc, String name, String jobGroup, String description,
+      Runnable jobs) {
+    return start(name, () -> {
+      sc.setLocalProperty(RoundJob.ROUND_PROPERTY, null);
+      sc.setJobGroup(jobGroup, description, true);
+      try {
+        jobs.run();
+      } finally {
+        sc.clearJobGroup();
+      }
+    });
   }
 }

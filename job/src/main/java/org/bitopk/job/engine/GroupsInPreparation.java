@@ -56,33 +56,28 @@ final class GroupsInPreparation<S> {
     JavaRDD<S> rdd = WorkerGroups.moved(grouped, target);
     String jobGroup = "bitopk-placement-" + runId;
     SparkContext sc = grouped.context();
-    CompletableFuture<Void> built = DriverThread.start("bitopk-group-placement", () -> {
-      sc.setLocalProperty(RoundJob.ROUND_PROPERTY, null);   // inherited from the round that started it
-      sc.setJobGroup(jobGroup, "worker groups built where they are to be", true);
-      try {
-        WorkerGroups.build(rdd, target, moving);
-        // the rehearsal's own snapshot and update, fetched as the move's round fetches the run's
-        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sc);
-        int d = factory.dimension();
-        Broadcast<float[]> snapshot = jsc.broadcast(new float[d]);
-        Broadcast<byte[]> update = jsc.broadcast(SparseCodec.encodeExactly(
-            SparseVector.of(d, new int[] {0}, new float[] {0f}), uplink.values()));
-        try {
-          sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink, snapshot, update),
-              JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
-              ClassTag$.MODULE$.apply(Object.class));
-        } finally {
-          snapshot.destroy();
-          update.destroy();
-        }
-        List<Integer> misplaced = WorkerGroups.misplaced(rdd, target).stream().filter(moving::contains).toList();
-        if (!misplaced.isEmpty()) {
-          throw new IllegalStateException("group(s) " + misplaced + " built on another executor than placed");
-        }
-      } finally {
-        sc.clearJobGroup();
-      }
-    });
+    CompletableFuture<Void> built = DriverThread.startGroup(sc, "bitopk-group-placement", jobGroup,
+        "worker groups built where they are to be", () -> {
+          WorkerGroups.build(rdd, target, moving);
+          // the rehearsal's own snapshot and update, fetched as the move's round fetches the run's
+          JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sc);
+          int d = factory.dimension();
+          Broadcast<float[]> snapshot = jsc.broadcast(new float[d]);
+          Broadcast<byte[]> update = jsc.broadcast(SparseCodec.encodeExactly(
+              SparseVector.of(d, new int[] {0}, new float[] {0f}), uplink.values()));
+          try {
+            sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink, snapshot, update),
+                JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
+                ClassTag$.MODULE$.apply(Object.class));
+          } finally {
+            snapshot.destroy();
+            update.destroy();
+          }
+          List<Integer> misplaced = WorkerGroups.misplaced(rdd, target).stream().filter(moving::contains).toList();
+          if (!misplaced.isEmpty()) {
+            throw new IllegalStateException("group(s) " + misplaced + " built on another executor than placed");
+          }
+        });
     LOG.info("round {}: building the groups where they are to be, group(s) {} on other executors, while the rounds "
         + "go on", round, moving);
     return new GroupsInPreparation<>(target, rdd, jobGroup, round, built);
