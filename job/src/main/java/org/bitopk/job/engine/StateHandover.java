@@ -36,8 +36,6 @@ import org.jspecify.annotations.Nullable;
  * Spark's class loader, which may not see the application's classes.
  */
 public final class StateHandover implements SparkPlugin {
-  /** Spark's setting that lists the plugins; the job adds this class to it. */
-  public static final String SETTING = "spark.plugins";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StateHandover.class);
   private static final int FORMAT = 0x6274_6b01;
   /** A task's request for one worker's handed-over state. */

@@ -16,6 +16,8 @@ public final class SparkSetup {
   static final String EXECUTOR_SILENCE = "60s";
   /** How often the driver looks for silent executors. */
   static final String SILENCE_CHECK_INTERVAL = "5s";
+  /** Spark's setting that lists the plugins; the job adds its own to the user's. */
+  private static final String PLUGINS = "spark.plugins";
   /** How long a block fetch waits on an executor that says nothing before it gives up on it. */
   static final String BLOCK_FETCH_SILENCE = "15s";
 
@@ -82,9 +84,9 @@ public final class SparkSetup {
   }
 
   private static void addPlugin(SparkConf conf, String plugin) {
-    String listed = conf.get(StateHandover.SETTING, "").trim();
+    String listed = conf.get(PLUGINS, "").trim();
     if (!java.util.Arrays.asList(listed.split("\\s*,\\s*")).contains(plugin)) {
-      conf.set(StateHandover.SETTING, listed.isEmpty() ? plugin : listed + "," + plugin);
+      conf.set(PLUGINS, listed.isEmpty() ? plugin : listed + "," + plugin);
     }
   }
 
