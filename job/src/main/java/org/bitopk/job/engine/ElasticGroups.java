@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.spark.api.java.JavaRDD;
 import org.bitopk.job.problem.ObjectiveFactory;
@@ -70,6 +71,8 @@ final class ElasticGroups<S> {
   private Optional<ArrivingStates<S>> arriving = Optional.empty();
   /** The joining executor's replicas being brought to the x_t of the round its groups were built by. */
   private Optional<ArrivingReplicas> catchingUp = Optional.empty();
+  /** A worker's step (gradient and message) in the latest round, the median of its workers': the run's pace. */
+  private OptionalLong pace = OptionalLong.empty();
 
   ElasticGroups(JavaRDD<S> shards, int groups, String runId, ObjectiveFactory<S> factory, UplinkSettings uplink,
       int firstRound) {
@@ -113,6 +116,10 @@ final class ElasticGroups<S> {
       ran.add(r.executor);
     }
     carried = states;
+    long[] steps = reports.stream().mapToLong(r -> r.gradientNanos + r.compressNanos).sorted().toArray();
+    if (steps.length > 0) {
+      pace = OptionalLong.of(steps[steps.length / 2]);
+    }
     dropArriving();
     return shards.context().isLocal() ? List.of() : arrivals.firstWork(t, ran);
   }
@@ -193,7 +200,8 @@ final class ElasticGroups<S> {
       // states, and the round after it moves
       if (preparing.isEmpty() || !preparing.get().isFor(target)) {
         dropPreparation();
-        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, uplink, t));
+        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, uplink, t, pace,
+            slots(target, moving, live)));
       }
       if (!preparing.get().isDone()) {
         return Move.NONE;
@@ -245,6 +253,12 @@ final class ElasticGroups<S> {
     LOG.info("round {}: {} group(s) placed again on {} executor(s): {} worker state(s) moved ({} bytes) with the "
         + "round's tasks, {} not found", t, moving.size(), live.size(), workers - notFound, bytes, notFound);
     return move;
+  }
+
+  /** The task slots of the executors {@code moving} groups go to, the fewest of them. */
+  private int slots(GroupPlacement target, List<Integer> moving, List<LiveExecutors.Executor> live) {
+    return live.stream().filter(e -> moving.stream().anyMatch(g -> target.assignment().get(g).equals(e.location())))
+        .mapToInt(e -> arrivals.slots(e.id())).min().orElse(1);
   }
 
   /** The workers of {@code groups}, in increasing order. */

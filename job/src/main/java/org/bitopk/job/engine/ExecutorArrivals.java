@@ -39,6 +39,8 @@ final class ExecutorArrivals {
   private final ArrayDeque<long[]> roundStarts = new ArrayDeque<>();
   /** Per executor id that registered during the run, the round it registered during. */
   private final Map<String, Integer> registered = new ConcurrentHashMap<>();
+  /** Per executor id that registered while this listened, its cores. */
+  private final Map<String, Integer> cores = new ConcurrentHashMap<>();
   /** Block manager address (how a worker's report names its executor) to executor id. */
   private final Map<String, String> ids = new ConcurrentHashMap<>();
   /** Executors whose first work was seen, by block manager address. */
@@ -46,6 +48,7 @@ final class ExecutorArrivals {
   private final SparkListener listener = new SparkListener() {
     @Override
     public void onExecutorAdded(SparkListenerExecutorAdded added) {
+      cores.put(added.executorId(), added.executorInfo().totalCores());
       if (added.time() < startMillis) {
         return;   // registered before the run
       }
@@ -66,6 +69,16 @@ final class ExecutorArrivals {
     this.sc = sc;
     roundStarts.add(new long[] {startMillis, firstRound});
     sc.addSparkListener(listener);
+  }
+
+  /**
+   * How many of the run's tasks executor {@code executorId} runs at a time: its cores over {@code spark.task.cpus};
+   * 1 for an executor that registered before the run (its cores were not seen).
+   */
+  int slots(String executorId) {
+    Integer total = cores.get(executorId);
+    int perTask = sc.conf().getInt("spark.task.cpus", 1);
+    return total == null ? 1 : Math.max(1, total / Math.max(1, perTask));
   }
 
   /** Round {@code t} starts now. */

@@ -154,6 +154,31 @@ record GroupPlacement(List<String> executors, List<String> assignment) {
     return waves;
   }
 
+  /**
+   * The groups {@code which}, of a placement that names each group's executor, in waves of at most {@code slots}
+   * per executor (its task slots): wave w holds each executor's w-th {@code slots} of them, in group order, so that
+   * every task of a wave starts at once where it is placed rather than waiting for a slot, and going elsewhere after
+   * Spark's locality wait.
+   */
+  List<List<Integer>> waves(java.util.Collection<Integer> which, int slots) {
+    if (slots < 1) {
+      throw new IllegalArgumentException("slots=" + slots + ", expected >= 1");
+    }
+    Map<String, Integer> seen = new LinkedHashMap<>();
+    List<List<Integer>> waves = new ArrayList<>();
+    for (int g = 0; g < assignment.size(); g++) {
+      if (!which.contains(g)) {
+        continue;
+      }
+      int wave = (seen.merge(assignment.get(g), 1, Integer::sum) - 1) / slots;
+      if (wave == waves.size()) {
+        waves.add(new ArrayList<>());
+      }
+      waves.get(wave).add(g);
+    }
+    return waves;
+  }
+
   /** Wave w: the w-th group of each executor, in group order. */
   private List<List<Integer>> assignedWaves() {
     Map<String, Integer> seen = new LinkedHashMap<>();

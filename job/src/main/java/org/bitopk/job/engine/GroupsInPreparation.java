@@ -2,6 +2,7 @@ package org.bitopk.job.engine;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
@@ -24,9 +25,11 @@ import scala.runtime.AbstractFunction1;
  * objects, so that costs the round next to nothing, where building it in the background took a job whose task
  * waited for a slot between two of a round's tasks on a busy executor.
  *
- * <p>The building runs as Spark jobs of their own, in a job group that {@link #discard} cancels; the moving
- * groups' tasks run in the idle task slots of the executors they move to. A moving group whose block was built
- * elsewhere after all (Spark's locality wait ran out) makes the building fail, and the next boundary tries again.
+ * <p>The building runs as Spark jobs of their own, in a job group that {@link #discard} cancels: one task per moving
+ * group, in the idle task slots of the executor it moves to, as many at a time as that executor has slots. The task
+ * reads its group, which fetches and caches its block, while a replica is set up beside it, then rehearses the
+ * round there. A moving group whose block was built elsewhere after all (Spark's locality wait ran out) makes the
+ * building fail, and the next boundary tries again.
  */
 final class GroupsInPreparation<S> {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GroupsInPreparation.class);
@@ -49,16 +52,17 @@ final class GroupsInPreparation<S> {
 
   /**
    * Starts building placement {@code target} of the groups of {@code grouped} before round {@code round};
-   * {@code moving} are the groups it moves.
+   * {@code moving} are the groups it moves, each in one task where it is to be that builds its block and rehearses
+   * the round until it keeps the run's {@code pace} ({@link RoundRehearsal}), at most {@code slots} tasks per
+   * executor at a time (its task slots).
    */
   static <S> GroupsInPreparation<S> start(JavaRDD<S> grouped, GroupPlacement target, List<Integer> moving,
-      String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, int round) {
+      String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, int round, OptionalLong pace, int slots) {
     JavaRDD<S> rdd = WorkerGroups.moved(grouped, target);
     String jobGroup = "bitopk-placement-" + runId;
     SparkContext sc = grouped.context();
     CompletableFuture<Void> built = DriverThread.startGroup(sc, "bitopk-group-placement", jobGroup,
         "worker groups built where they are to be", () -> {
-          WorkerGroups.build(rdd, target, moving);
           // the rehearsal's own snapshot and update, fetched as the move's round fetches the run's
           JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sc);
           int d = factory.dimension();
@@ -66,9 +70,12 @@ final class GroupsInPreparation<S> {
           Broadcast<byte[]> update = jsc.broadcast(SparseCodec.encodeExactly(
               SparseVector.of(d, new int[] {0}, new float[] {0f}), uplink.values()));
           try {
-            sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink, snapshot, update),
-                JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(moving)).toSeq(),
-                ClassTag$.MODULE$.apply(Object.class));
+            for (List<Integer> wave : target.waves(moving, slots)) {
+              // reading its group builds and caches the task's block, from the executor the group leaves
+              sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink, snapshot, update, pace),
+                  JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(wave)).toSeq(),
+                  ClassTag$.MODULE$.apply(Object.class));
+            }
           } finally {
             snapshot.destroy();
             update.destroy();
@@ -124,31 +131,48 @@ final class GroupsInPreparation<S> {
     private final UplinkSettings uplink;
     private final Broadcast<float[]> snapshot;
     private final Broadcast<byte[]> update;
+    /** The run's pace in nanoseconds, when {@code paceKnown} (OptionalLong does not serialize). */
+    private final long pace;
+    private final boolean paceKnown;
 
     ReplicaInPool(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, Broadcast<float[]> snapshot,
-        Broadcast<byte[]> update) {
+        Broadcast<byte[]> update, OptionalLong pace) {
       this.runId = runId;
       this.factory = factory;
       this.uplink = uplink;
       this.snapshot = snapshot;
       this.update = update;
+      this.pace = pace.orElse(0);
+      this.paceKnown = pace.isPresent();
     }
 
     @Override
     public Object apply(scala.collection.Iterator<S> group) {
       RunState run = ExecutorRegistry.run(runId);
-      Replica<S> replica = run.borrow(factory, Integer.MAX_VALUE);   // an idle replica there already, or a new one
+      // an idle replica there already, or a new one set up (its network built) while the group's block arrives
+      CompletableFuture<Replica<S>> setUp = CompletableFuture.supplyAsync(
+          () -> run.borrow(factory, Integer.MAX_VALUE), ReplicaInPool::besideTheTask);
+      List<S> shards = new java.util.ArrayList<>();
       try {
-        if (replica.iteration < 0 && group.hasNext()) {
-          List<S> shards = new java.util.ArrayList<>();
-          while (group.hasNext()) {
-            shards.add(group.next());
-          }
+        while (group.hasNext()) {   // its first read builds and caches the group's block here
+          shards.add(group.next());
+        }
+      } catch (RuntimeException e) {
+        setUp.thenAccept(run::release);
+        throw e;
+      }
+      Replica<S> replica = setUp.join();
+      try {
+        if (replica.iteration < 0 && !shards.isEmpty()) {
           long start = System.nanoTime();
+          OptionalLong runsPace = paceKnown ? OptionalLong.of(pace) : OptionalLong.empty();
           RoundRehearsal.Result rehearsed = new RoundRehearsal<>(factory, uplink).run(replica, shards,
-              snapshot::value, update::value);
-          LOG.info("run {}: {} pass(es) of the round rehearsed with {} worker(s) in {} ms before the move", runId,
-              rehearsed.passes(), shards.size(), Math.round((System.nanoTime() - start) / 1e6));
+              snapshot::value, update::value, runsPace);
+          LOG.info("run {}: {} pass(es) of the round rehearsed with {} worker(s) in {} ms before the move, {} (a "
+              + "step {} ms, the run's {})", runId, rehearsed.passes(), shards.size(),
+              Math.round((System.nanoTime() - start) / 1e6), rehearsed.atPace() ? "at the run's pace" : "to its limit",
+              String.format("%.1f", rehearsed.lastStepNanos() / 1e6),
+              paceKnown ? String.format("%.1f ms", pace / 1e6) : "unknown");
           return rehearsed.lastReport();
         }
       } catch (Exception e) {   // the rehearsal only saves time: the move goes on without it
@@ -157,6 +181,12 @@ final class GroupsInPreparation<S> {
         run.release(replica);
       }
       return Boolean.TRUE;
+    }
+
+    private static void besideTheTask(Runnable setUp) {
+      Thread thread = new Thread(setUp, "bitopk-replica-set-up");
+      thread.setDaemon(true);
+      thread.start();
     }
   }
 

@@ -2,6 +2,7 @@ package org.bitopk.job.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -176,5 +177,43 @@ class GroupedShardsTest {
     GroupPlacement local = new GroupPlacement(List.of());
     assertTrue(local.location(0).isEmpty(), "local mode places nothing");
     assertEquals(List.of(List.of(0, 1, 2)), local.waves(3));
+  }
+
+  /**
+   * A placement's moving groups in waves of at most {@code slots} per executor, against brute force: every group
+   * asked for once, in group order within a wave, and each executor's k-th group in wave ⌊k / slots⌋.
+   */
+  @Test
+  void movingGroupsGoInWavesOfTheExecutorsSlots() {
+    List<String> assignment = List.of("executor_a_1", "executor_b_2", "executor_a_1", "executor_a_1",
+        "executor_b_2", "executor_a_1", "executor_c_3");
+    GroupPlacement placement = new GroupPlacement(List.of("executor_a_1", "executor_b_2", "executor_c_3"),
+        assignment);
+    for (int mask = 0; mask < 1 << assignment.size(); mask++) {
+      List<Integer> which = new ArrayList<>();
+      for (int g = 0; g < assignment.size(); g++) {
+        if ((mask >> g & 1) == 1) {
+          which.add(g);
+        }
+      }
+      for (int slots = 1; slots <= 4; slots++) {
+        List<List<Integer>> waves = placement.waves(which, slots);
+        List<Integer> all = new ArrayList<>();
+        for (int w = 0; w < waves.size(); w++) {
+          assertTrue(waves.get(w).equals(waves.get(w).stream().sorted().toList()), "in group order: " + waves);
+          all.addAll(waves.get(w));
+          for (int g : waves.get(w)) {
+            int k = 0;
+            for (int h : which) {
+              k += h < g && assignment.get(h).equals(assignment.get(g)) ? 1 : 0;
+            }
+            assertEquals(k / slots, w, "group " + g + " with " + slots + " slot(s): " + waves);
+          }
+        }
+        assertEquals(which, all.stream().sorted().toList());
+      }
+    }
+    assertEquals(List.of(List.of(0, 1, 2, 4), List.of(3, 5)), placement.waves(List.of(0, 1, 2, 3, 4, 5), 2));
+    assertThrows(IllegalArgumentException.class, () -> placement.waves(List.of(0), 0));
   }
 }
