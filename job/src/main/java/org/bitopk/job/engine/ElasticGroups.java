@@ -5,7 +5,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.spark.api.java.JavaRDD;
 import org.bitopk.job.problem.ObjectiveFactory;
@@ -71,8 +70,6 @@ final class ElasticGroups<S> {
   private Optional<ArrivingStates<S>> arriving = Optional.empty();
   /** The joining executor's replicas being brought to the x_t of the round its groups were built by. */
   private Optional<ArrivingReplicas> catchingUp = Optional.empty();
-  /** A worker's step (gradient and message) in the latest round, the median of its workers': the run's pace. */
-  private OptionalLong pace = OptionalLong.empty();
 
   ElasticGroups(JavaRDD<S> shards, int groups, String runId, ObjectiveFactory<S> factory, UplinkSettings uplink,
       int firstRound) {
@@ -116,10 +113,6 @@ final class ElasticGroups<S> {
       ran.add(r.executor);
     }
     carried = states;
-    long[] steps = reports.stream().mapToLong(r -> r.gradientNanos + r.compressNanos).sorted().toArray();
-    if (steps.length > 0) {
-      pace = OptionalLong.of(steps[steps.length / 2]);
-    }
     dropArriving();
     return shards.context().isLocal() ? List.of() : arrivals.firstWork(t, ran);
   }
@@ -200,7 +193,7 @@ final class ElasticGroups<S> {
       // states, and the round after it moves
       if (preparing.isEmpty() || !preparing.get().isFor(target)) {
         dropPreparation();
-        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, uplink, t, pace,
+        preparing = Optional.of(GroupsInPreparation.start(rdd, target, moving, runId, factory, uplink, t,
             slots(target, moving, live)));
       }
       if (!preparing.get().isDone()) {

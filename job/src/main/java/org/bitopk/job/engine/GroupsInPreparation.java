@@ -2,7 +2,6 @@ package org.bitopk.job.engine;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
@@ -27,8 +26,7 @@ import scala.runtime.AbstractFunction1;
  *
  * <p>The building runs as Spark jobs of their own, in a job group that {@link #discard} cancels: one task per moving
  * group, in the idle task slots of the executor it moves to, as many at a time as that executor has slots. The task
- * reads its group, which fetches and caches its block, while a replica is set up beside it, then rehearses the
- * round there. A moving group whose block was built elsewhere after all (Spark's locality wait ran out) makes the
+ * fetches and caches its group's block, sets up a replica there and rehearses the round on it. A moving group whose block was built elsewhere after all (Spark's locality wait ran out) makes the
  * building fail, and the next boundary tries again.
  */
 final class GroupsInPreparation<S> {
@@ -53,11 +51,10 @@ final class GroupsInPreparation<S> {
   /**
    * Starts building placement {@code target} of the groups of {@code grouped} before round {@code round};
    * {@code moving} are the groups it moves, each in one task where it is to be that builds its block and rehearses
-   * the round until it keeps the run's {@code pace} ({@link RoundRehearsal}), at most {@code slots} tasks per
-   * executor at a time (its task slots).
+   * the round ({@link RoundRehearsal}), at most {@code slots} tasks per executor at a time (its task slots).
    */
   static <S> GroupsInPreparation<S> start(JavaRDD<S> grouped, GroupPlacement target, List<Integer> moving,
-      String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, int round, OptionalLong pace, int slots) {
+      String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, int round, int slots) {
     JavaRDD<S> rdd = WorkerGroups.moved(grouped, target);
     String jobGroup = "bitopk-placement-" + runId;
     SparkContext sc = grouped.context();
@@ -72,7 +69,7 @@ final class GroupsInPreparation<S> {
           try {
             for (List<Integer> wave : target.waves(moving, slots)) {
               // reading its group builds and caches the task's block, from the executor the group leaves
-              sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink, snapshot, update, pace),
+              sc.runJob(rdd.rdd(), new ReplicaInPool<S>(runId, factory, uplink, snapshot, update),
                   JavaConverters.asScalaBuffer(new java.util.ArrayList<Object>(wave)).toSeq(),
                   ClassTag$.MODULE$.apply(Object.class));
             }
@@ -131,48 +128,34 @@ final class GroupsInPreparation<S> {
     private final UplinkSettings uplink;
     private final Broadcast<float[]> snapshot;
     private final Broadcast<byte[]> update;
-    /** The run's pace in nanoseconds, when {@code paceKnown} (OptionalLong does not serialize). */
-    private final long pace;
-    private final boolean paceKnown;
 
     ReplicaInPool(String runId, ObjectiveFactory<S> factory, UplinkSettings uplink, Broadcast<float[]> snapshot,
-        Broadcast<byte[]> update, OptionalLong pace) {
+        Broadcast<byte[]> update) {
       this.runId = runId;
       this.factory = factory;
       this.uplink = uplink;
       this.snapshot = snapshot;
       this.update = update;
-      this.pace = pace.orElse(0);
-      this.paceKnown = pace.isPresent();
     }
 
     @Override
     public Object apply(scala.collection.Iterator<S> group) {
+      // Spark built and cached the group's block here (fetched from the executor it leaves) before this call
       RunState run = ExecutorRegistry.run(runId);
-      // an idle replica there already, or a new one set up (its network built) while the group's block arrives
-      CompletableFuture<Replica<S>> setUp = CompletableFuture.supplyAsync(
-          () -> run.borrow(factory, Integer.MAX_VALUE), ReplicaInPool::besideTheTask);
-      List<S> shards = new java.util.ArrayList<>();
+      long begin = System.nanoTime();
+      Replica<S> replica = run.borrow(factory, Integer.MAX_VALUE);   // an idle replica there already, or a new one
       try {
-        while (group.hasNext()) {   // its first read builds and caches the group's block here
-          shards.add(group.next());
-        }
-      } catch (RuntimeException e) {
-        setUp.thenAccept(run::release);
-        throw e;
-      }
-      Replica<S> replica = setUp.join();
-      try {
-        if (replica.iteration < 0 && !shards.isEmpty()) {
+        if (replica.iteration < 0 && group.hasNext()) {
+          List<S> shards = new java.util.ArrayList<>();
+          while (group.hasNext()) {
+            shards.add(group.next());
+          }
           long start = System.nanoTime();
-          OptionalLong runsPace = paceKnown ? OptionalLong.of(pace) : OptionalLong.empty();
           RoundRehearsal.Result rehearsed = new RoundRehearsal<>(factory, uplink).run(replica, shards,
-              snapshot::value, update::value, runsPace);
-          LOG.info("run {}: {} pass(es) of the round rehearsed with {} worker(s) in {} ms before the move, {} (a "
-              + "step {} ms, the run's {})", runId, rehearsed.passes(), shards.size(),
-              Math.round((System.nanoTime() - start) / 1e6), rehearsed.atPace() ? "at the run's pace" : "to its limit",
-              String.format("%.1f", rehearsed.lastStepNanos() / 1e6),
-              paceKnown ? String.format("%.1f ms", pace / 1e6) : "unknown");
+              snapshot::value, update::value);
+          LOG.info("run {}: a replica set up in {} ms; {} pass(es) of the round rehearsed with {} worker(s) in {} ms "
+              + "before the move; {}", runId, Math.round((start - begin) / 1e6), rehearsed.passes(), shards.size(),
+              Math.round((System.nanoTime() - start) / 1e6), jvmTimes());
           return rehearsed.lastReport();
         }
       } catch (Exception e) {   // the rehearsal only saves time: the move goes on without it
@@ -183,10 +166,14 @@ final class GroupsInPreparation<S> {
       return Boolean.TRUE;
     }
 
-    private static void besideTheTask(Runnable setUp) {
-      Thread thread = new Thread(setUp, "bitopk-replica-set-up");
-      thread.setDaemon(true);
-      thread.start();
+    /** How much of the machine this JVM had: its CPU time against its wall-clock time since it started. */
+    private static String jvmTimes() {
+      java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+      long uptime = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+      String cpu = os instanceof com.sun.management.OperatingSystemMXBean sun
+          ? String.format("%.1f s of CPU", sun.getProcessCpuTime() / 1e9) : "its CPU time unknown";
+      return String.format("the JVM, %.1f s after it started, %s, the machine's load %.2f", uptime / 1e3, cpu,
+          os.getSystemLoadAverage());
     }
   }
 

@@ -8,7 +8,6 @@ import java.io.ObjectOutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
@@ -23,10 +22,7 @@ import org.bitopk.job.problem.ObjectiveFactory;
  * last step's report goes back as the task's result, as a round's does. A new JVM runs that code interpreted at
  * first and compiles it as it goes: rehearsed while the run's rounds go on elsewhere ({@link GroupsInPreparation}),
  * the move's round finds it compiled, rather than waiting for a JVM that runs it for the first time (measured on
- * the network lab: such a first task took 250-330 ms against rounds of 60 ms). It stops as soon as the code runs at
- * the run's pace: when two passes in a row took each worker's step (the gradient, the memory's step, the message
- * encoded) no longer than {@link #PACE_MARGIN} times the run's own, the median of a round's steps elsewhere: every
- * pass past that would only delay the move.
+ * the network lab: such a first task took 250-330 ms against rounds of 60 ms).
  *
  * <p>It shares nothing with the run but the replica, which it leaves new ({@link Replica#iteration} −1), so that
  * the first real round loads x_t as a new replica does: the snapshot and update are the rehearsal's own, each
@@ -39,10 +35,6 @@ final class RoundRehearsal<S> {
   static final int MAX_PASSES = 40;
   /** How long the passes after the first may take at most: the groups' building waits for them. */
   static final long MAX_MILLIS = 1_500;
-  /** How much slower than the run's a rehearsed step may be and count as at its pace. */
-  static final double PACE_MARGIN = 1.25;
-  /** Passes in a row at the run's pace that end the rehearsal. */
-  static final int PASSES_AT_PACE = 2;
   /** The rehearsal's learning rate: small, so that the replica does not run away from the shards. */
   private static final float LEARNING_RATE = 0.01f;
 
@@ -54,20 +46,14 @@ final class RoundRehearsal<S> {
     this.uplink = uplink;
   }
 
-  /**
-   * What a rehearsal did: its passes, whether it stopped at the run's pace (else at {@link #MAX_PASSES} or
-   * {@link #MAX_MILLIS}), the slowest step of its last pass, and the report of its last step.
-   */
-  record Result(int passes, boolean atPace, long lastStepNanos, WorkerReport lastReport) {}
+  /** What a rehearsal did: its passes, and the report of its last step. */
+  record Result(int passes, WorkerReport lastReport) {}
 
   /**
    * Rehearses the round of {@code shards}' workers (at least one) on {@code replica}, which it leaves new, from the
-   * dense {@code snapshot} and the encoded {@code update} (a broadcast's values, read here as a catch-up reads them),
-   * until its steps keep the run's {@code pace} (a worker's step elsewhere, in nanoseconds; when none is known, it
-   * rehearses to its limits).
+   * dense {@code snapshot} and the encoded {@code update} (a broadcast's values, read here as a catch-up reads them).
    */
-  Result run(Replica<S> replica, List<S> shards, Supplier<float[]> snapshot, Supplier<byte[]> update,
-      OptionalLong pace) {
+  Result run(Replica<S> replica, List<S> shards, Supplier<float[]> snapshot, Supplier<byte[]> update) {
     if (shards.isEmpty()) {
       throw new IllegalArgumentException("a rehearsal needs a worker's shard");
     }
@@ -78,9 +64,6 @@ final class RoundRehearsal<S> {
     }
     long deadline = Long.MAX_VALUE;
     int passes = 0;
-    int atPace = 0;
-    long slowest = 0;
-    long allowed = pace.isPresent() ? Math.round(pace.getAsLong() * PACE_MARGIN) : -1;
     WorkerReport last = null;
     try {
       long start = System.nanoTime();
@@ -92,23 +75,20 @@ final class RoundRehearsal<S> {
       replica.objective.update(replica.parameters, caughtUp.indices());
       Replica.CatchUp catchUp = new Replica.CatchUp(1, true);
       long catchUpNanos = System.nanoTime() - start;
-      while (passes < MAX_PASSES && System.nanoTime() < deadline && atPace < PASSES_AT_PACE) {
+      while (passes < MAX_PASSES && System.nanoTime() < deadline) {
         long checksum = ParameterChecksum.of(replica.parameters);
-        slowest = 0;
         for (int i = 0; i < shards.size(); i++) {
           WorkerReport.Builder report = step(replica, shards.get(i), states, i, passes);
           last = report.task(0, checksum).catchUp(catchUpNanos, catchUp).build();
-          slowest = Math.max(slowest, last.gradientNanos + last.compressNanos);
         }
-        atPace = passes > 0 && slowest <= allowed ? atPace + 1 : 0;   // the first pass loads the classes
-        if (passes++ == 0) {   // and alone always runs to its end
+        if (passes++ == 0) {   // the first pass loads the classes: it alone always runs to its end
           deadline = System.nanoTime() + MAX_MILLIS * 1_000_000L;
         }
       }
     } finally {
       replica.iteration = -1;
     }
-    return new Result(passes, atPace == PASSES_AT_PACE, slowest, last);
+    return new Result(passes, last);
   }
 
   /** One worker's step, as {@code WorkerTask} takes it; its state then moves as a moved state does. */
@@ -121,13 +101,12 @@ final class RoundRehearsal<S> {
     UplinkMemory.Step step = state.step(replica.gradient, LEARNING_RATE, uplink, worker, pass);
     state.commit(pass, pass + 1L);
     byte[] message = SparseCodec.encodeExactly(step.sent(), uplink.values());
-    long stepped = System.nanoTime();   // a round's task times its step to here
     SparseVector update = SparseCodec.decode(message);
     SparseUpdates.apply(replica.parameters, update);
     replica.objective.update(replica.parameters, update.indices());
     states.set(i, WorkerState.restored(uplink, replica.parameters.length, pass + 1, travelled(state.saved(worker))));
     return new WorkerReport.Builder(worker, pass, "rehearsal").message(message, new float[0], loss, step)
-        .attempt(false, false, pass + 1L).dense(null, null).times(computed - begin, stepped - computed);
+        .attempt(false, false, pass + 1L).dense(null, null).times(computed - begin, System.nanoTime() - computed);
   }
 
   /** {@code memory} after a trip through Java serialization, as inside a task's partition. */

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.OptionalLong;
 import org.apache.hadoop.conf.Configuration;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.SparseCodec;
@@ -48,10 +47,9 @@ class RoundRehearsalTest {
       byte[] update = SparseCodec.encodeExactly(SparseVector.of(d, new int[] {1}, new float[] {0.5f}),
           ValueFormat.FP32);
       RoundRehearsal.Result result = new RoundRehearsal<>(factory, uplink).run(rehearsed, shards, x0::clone,
-          () -> update, OptionalLong.empty());
+          () -> update);
 
       int passes = result.passes();
-      assertFalse(result.atPace(), "with no pace to keep it rehearses to its limits");
       assertTrue(passes >= 1 && passes <= RoundRehearsal.MAX_PASSES, "passes: " + passes);
       assertEquals(shards.get(1).workerId(), result.lastReport().workerId, "the last step's report");
       assertTrue(result.lastReport().uplink.length > 0, "with its encoded message");
@@ -82,42 +80,6 @@ class RoundRehearsalTest {
     }
   }
 
-  /**
-   * The rehearsal stops once its steps keep the run's pace: the first pass (which loads the classes) never counts,
-   * so with a pace every step keeps it ends after 1 + {@link RoundRehearsal#PASSES_AT_PACE} passes; with one no
-   * step can keep (1 ns) it runs to its limits.
-   */
-  @Test
-  void stopsOnceItsStepsKeepTheRunsPace() throws Exception {
-    try (ImageProblem problem = new ImageProblem(SPARK.context(), "synthetic",
-        Datasets.load("synthetic:n=400,test=10,shape=1x8x8,classes=4", null, new Configuration()),
-        ModelArchitecture.MLP_SMALL, 4, false, 8, 3)) {
-      NetworkObjectiveFactory factory = problem.objectiveFactory();
-      UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), 10, true, 0f, 3);
-      List<WorkerShard> shards = problem.shards().collect().subList(0, 2);
-      float[] x = new float[factory.dimension()];
-      byte[] update = SparseCodec.encodeExactly(SparseVector.of(x.length, new int[] {0}, new float[] {0f}),
-          ValueFormat.FP32);
-      try (var objective = factory.create()) {
-        Replica<WorkerShard> replica = new Replica<>(objective);
-        RoundRehearsal<WorkerShard> rehearsal = new RoundRehearsal<>(factory, uplink);
-
-        RoundRehearsal.Result kept = rehearsal.run(replica, shards, x::clone, () -> update,
-            OptionalLong.of(Long.MAX_VALUE / 2));
-        assertTrue(kept.atPace());
-        assertEquals(1 + RoundRehearsal.PASSES_AT_PACE, kept.passes());
-        WorkerReport last = kept.lastReport();
-        assertTrue(kept.lastStepNanos() >= last.gradientNanos + last.compressNanos && last.gradientNanos > 0,
-            "the slowest step of the last pass: " + kept.lastStepNanos());
-
-        RoundRehearsal.Result never = rehearsal.run(replica, shards, x::clone, () -> update, OptionalLong.of(1));
-        assertFalse(never.atPace());
-        assertTrue(never.passes() > 1 + RoundRehearsal.PASSES_AT_PACE, "passes: " + never.passes());
-        assertEquals(-1, replica.iteration);
-      }
-    }
-  }
-
   @Test
   void aRehearsalNeedsAWorker() throws Exception {
     try (ImageProblem problem = new ImageProblem(SPARK.context(), "synthetic",
@@ -129,8 +91,7 @@ class RoundRehearsalTest {
         Replica<WorkerShard> replica = new Replica<>(objective);
         float[] x = new float[factory.dimension()];
         assertThrows(IllegalArgumentException.class,
-            () -> new RoundRehearsal<>(factory, uplink).run(replica, List.of(), () -> x, () -> new byte[0],
-                OptionalLong.empty()));
+            () -> new RoundRehearsal<>(factory, uplink).run(replica, List.of(), () -> x, () -> new byte[0]));
         assertEquals(-1, replica.iteration);
       }
     }
