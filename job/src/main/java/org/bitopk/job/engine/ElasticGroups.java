@@ -38,6 +38,24 @@ final class ElasticGroups<S> {
   /** What a boundary moved: workers, the bytes of their states, the time it took, and the states not found. */
   record Move(int workers, long bytes, double millis, int notFound) {
     static final Move NONE = new Move(0, 0, 0, 0);
+
+    /**
+     * The workers whose tasks took a state handed over by a departed executor ({@link WorkerReport#handedOverBytes}):
+     * moved within the round, by Spark rather than by a placement, with no time of the boundary's.
+     */
+    static Move handedOverIn(List<WorkerReport> reports) {
+      int workers = 0;
+      long bytes = 0;
+      for (WorkerReport r : reports) {
+        workers += r.handedOverBytes > 0 ? 1 : 0;
+        bytes += r.handedOverBytes;
+      }
+      return new Move(workers, bytes, 0, 0);
+    }
+
+    Move plus(Move other) {
+      return new Move(workers + other.workers, bytes + other.bytes, millis + other.millis, notFound + other.notFound);
+    }
   }
 
   /**

@@ -18,8 +18,8 @@ import org.jspecify.annotations.Nullable;
  * payload times P, plus a dense snapshot for every replica that reloaded one. {@code down_nnz} counts the
  * coordinates the downlink selected, {@code down_stats} the running statistics sent densely beside them.
  * {@code moved_workers} counts the workers whose groups were placed on another executor before the round
- * ({@link ElasticGroups}), {@code moved_bytes} the bytes of the states that went with them (inside the round's
- * tasks), {@code time_move_ms} the driver's own part of the move before the round's job (part of the round's
+ * ({@link ElasticGroups}) or whose task took a state a departed executor handed over ({@link StateHandover}),
+ * {@code moved_bytes} the bytes of the states that went with them (inside the round's tasks, or from the driver), {@code time_move_ms} the driver's own part of the move before the round's job (part of the round's
  * total); {@code departing_workers} counts the workers whose reports carried their state to the driver because
  * their group moves to an executor that joined before the next round. {@code rounds_to_work}, only on a round that
  * is the first with work of executors that registered during the run, gives each such executor's rounds from its

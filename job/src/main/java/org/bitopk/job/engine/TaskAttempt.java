@@ -56,7 +56,13 @@ final class TaskAttempt {
   }
 
   /** The worker state this attempt steps, as {@link #admit} found it. */
-  record Admitted(WorkerState state, boolean residualLost, boolean rolledBack) {}
+  /**
+   * The worker's state for this round; whether its residual was lost, or rolled back; and the bytes of the state a
+   * departed executor handed over through the driver when that is where it came from (0 otherwise): the worker moved
+   * to this executor without a placement of the driver's, in a round already under way when its executor was told
+   * to go.
+   */
+  record Admitted(WorkerState state, boolean residualLost, boolean rolledBack, long handedOverBytes) {}
 
   int round() {
     return round;
@@ -91,6 +97,7 @@ final class TaskAttempt {
           + "(its state is at round " + state.round() + "): a duplicate attempt of a finished round");
     }
     boolean residualLost = false;
+    long handedOverBytes = 0;
     if (state == null || admission == WorkerState.Admission.UNUSABLE) {
       // New executor, a state more than one round old, or one advanced by an attempt the driver discarded.
       boolean firstRound = state == null && round == 0 && expected == WorkerState.INITIAL;
@@ -98,11 +105,12 @@ final class TaskAttempt {
       Optional<WorkerMemory> handed = firstRound ? Optional.empty()
           : StateHandover.ask(runId, workerId, round - 1, expected);
       residualLost = !firstRound && handed.isEmpty();
+      handedOverBytes = handed.map(WorkerMemory::bytes).orElse(0L);
       state = handed.isPresent() ? WorkerState.restored(uplink, dimension, round, handed.get())
           : WorkerState.fresh(uplink, workerId, dimension, round);
       run.putWorker(workerId, state);
     }
-    return new Admitted(state, residualLost, admission == WorkerState.Admission.ROLLED_BACK);
+    return new Admitted(state, residualLost, admission == WorkerState.Admission.ROLLED_BACK, handedOverBytes);
   }
 
   /**

@@ -261,6 +261,7 @@ public final class Trainer<S> {
       sc.setLocalProperty(RoundJob.ROUND_PROPERTY, null);
     }
     long jobEnd = System.nanoTime();
+    move = move.plus(ElasticGroups.Move.handedOverIn(reports));
     movedWorkers += move.workers();
     List<ExecutorArrivals.FirstWork> firstWork = elastic.afterRound(t, reports);
     firstWork.forEach(arrived -> roundsToWork.add(arrived.rounds()));

@@ -33,6 +33,11 @@ public final class WorkerReport {
   final boolean residualLost;
   /** Another attempt had already taken this round: the state was rolled back before this one. */
   final boolean rolledBack;
+  /**
+   * The bytes of the state a departed executor handed over that this attempt took through the driver (the worker
+   * moved here outside the driver's placement), else 0.
+   */
+  final long handedOverBytes;
   /** The task attempt that advanced the worker's state: the driver passes it back as the expected one. */
   final long stateToken;
   /** The executor (block manager host:port) that ran this worker: it holds the worker's state now. */
@@ -68,6 +73,7 @@ public final class WorkerReport {
     startRejected = b.catchUp.startRejected();
     residualLost = b.residualLost;
     rolledBack = b.rolledBack;
+    handedOverBytes = b.handedOverBytes;
     stateToken = b.stateToken;
     executor = b.executor;
     checksum = b.checksum;
@@ -110,6 +116,7 @@ public final class WorkerReport {
     private Replica.CatchUp catchUp = new Replica.CatchUp(0, false);
     private boolean residualLost;
     private boolean rolledBack;
+    private long handedOverBytes;
     private long stateToken;
     private long checksum;
     private float @Nullable [] compensated;
@@ -146,6 +153,12 @@ public final class WorkerReport {
       this.residualLost = residualLost;
       this.rolledBack = rolledBack;
       this.stateToken = stateToken;
+      return this;
+    }
+
+    /** The bytes of the handed-over state this attempt took ({@link TaskAttempt.Admitted#handedOverBytes}). */
+    Builder handedOver(long bytes) {
+      this.handedOverBytes = bytes;
       return this;
     }
 

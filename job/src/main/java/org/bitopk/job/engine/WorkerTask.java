@@ -117,7 +117,7 @@ public final class WorkerTask<S> implements Serializable {
       long token = attempt.commit(state, workerId);
       byte[] message = SparseCodec.encodeExactly(withoutStatistics(step.sent(), statisticsIndices), uplink.values());
       report.message(message, statistics, loss, step)
-          .attempt(admitted.residualLost(), admitted.rolledBack(), token)
+          .attempt(admitted.residualLost(), admitted.rolledBack(), token).handedOver(admitted.handedOverBytes())
           .dense(compensated(step, state), scaledGradient(gradient));
       if (Arrays.binarySearch(departing, workerId) >= 0) {
         report.departing(state.saved(workerId));

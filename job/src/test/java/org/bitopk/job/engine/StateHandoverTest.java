@@ -88,7 +88,9 @@ class StateHandoverTest {
     TaskAttempt.Admitted three = attempt.admit(RUN, taker, 3, D);
 
     assertFalse(two.residualLost(), "worker 2's state came from the driver");
+    assertEquals(reference.saved(2).bytes(), two.handedOverBytes(), "and moved here with its bytes");
     assertTrue(three.residualLost(), "worker 3's was never handed over: it starts afresh");
+    assertEquals(0, three.handedOverBytes());
     assertNotNull(taker.worker(2));
     float[] gradient = new float[D];
     java.util.Arrays.fill(gradient, 0.5f);

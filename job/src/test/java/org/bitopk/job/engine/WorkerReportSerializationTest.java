@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import org.apache.spark.SparkConf;
 import org.apache.spark.serializer.KryoSerializer;
 import org.apache.spark.serializer.SerializerInstance;
@@ -37,6 +38,7 @@ class WorkerReportSerializationTest {
     WorkerReport report = new WorkerReport.Builder(3, 41, "10.0.0.7:40123")
         .message(uplink, new float[] {0.25f, 4f}, 1.75, new UplinkMemory.Step(sent, 2, 2, 3.5, 1.25))
         .attempt(true, true, 9_000_000_001L)
+        .handedOver(1_234_567L)
         .dense(new float[] {1f, 2f, 3f}, new float[] {-1f, -2f, -3f})
         .times(11L, 22L)
         .task(5, 0xCAFEL)
@@ -65,11 +67,22 @@ class WorkerReportSerializationTest {
     assertEquals(true, copy.residualLost);
     assertEquals(true, copy.rolledBack);
     assertEquals(9_000_000_001L, copy.stateToken);
+    assertEquals(1_234_567L, copy.handedOverBytes);
     assertEquals("10.0.0.7:40123", copy.executor);
     assertEquals(0xCAFEL, copy.checksum);
     assertArrayEquals(new float[] {1f, 2f, 3f}, copy.compensated);
     assertArrayEquals(new float[] {-1f, -2f, -3f}, copy.scaledGradient);
     assertEquals(uplink.length + 2 * Float.BYTES, copy.uplinkBytes());
+
+    // a round's move counts the workers whose tasks took a handed-over state, with its bytes, beside the placed ones
+    WorkerReport stayed = new WorkerReport.Builder(4, 41, "10.0.0.7:40123")
+        .message(uplink, new float[0], 1.0, new UplinkMemory.Step(sent, 2, 2, 3.5, 1.25))
+        .attempt(false, false, 7L).build();
+    ElasticGroups.Move handed = ElasticGroups.Move.handedOverIn(List.of(copy, stayed, copy));
+    assertEquals(new ElasticGroups.Move(2, 2 * 1_234_567L, 0, 0), handed);
+    assertEquals(new ElasticGroups.Move(3, 2 * 1_234_567L + 100, 12.5, 1),
+        handed.plus(new ElasticGroups.Move(1, 100, 12.5, 1)));
+    assertEquals(ElasticGroups.Move.NONE, ElasticGroups.Move.handedOverIn(List.of(stayed)));
   }
 
   @Test
