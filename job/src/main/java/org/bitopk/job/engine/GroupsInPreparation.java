@@ -1,5 +1,7 @@
 package org.bitopk.job.engine;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -26,8 +28,9 @@ import scala.runtime.AbstractFunction1;
  *
  * <p>The building runs as Spark jobs of their own, in a job group that {@link #discard} cancels: one task per moving
  * group, in the idle task slots of the executor it moves to, as many at a time as that executor has slots. The task
- * fetches and caches its group's block, sets up a replica there and rehearses the round on it. A moving group whose block was built elsewhere after all (Spark's locality wait ran out) makes the
- * building fail, and the next boundary tries again.
+ * fetches and caches its group's block, sets up a replica there and rehearses the round on it. A moving group whose
+ * block was built elsewhere after all (Spark's locality wait ran out) makes the building fail, and the next boundary
+ * tries again.
  */
 final class GroupsInPreparation<S> {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GroupsInPreparation.class);
@@ -168,8 +171,8 @@ final class GroupsInPreparation<S> {
 
     /** How much of the machine this JVM had: its CPU time against its wall-clock time since it started. */
     private static String jvmTimes() {
-      java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-      long uptime = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+      OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+      long uptime = ManagementFactory.getRuntimeMXBean().getUptime();
       String cpu = os instanceof com.sun.management.OperatingSystemMXBean sun
           ? String.format("%.1f s of CPU", sun.getProcessCpuTime() / 1e9) : "its CPU time unknown";
       return String.format("the JVM, %.1f s after it started, %s, the machine's load %.2f", uptime / 1e3, cpu,

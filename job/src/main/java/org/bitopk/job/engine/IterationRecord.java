@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * coordinates the downlink selected, {@code down_stats} the running statistics sent densely beside them.
  * {@code moved_workers} counts the workers whose groups were placed on another executor before the round
  * ({@link ElasticGroups}) or whose task took a state a departed executor handed over ({@link StateHandover}),
- * {@code moved_bytes} the bytes of the states that went with them (inside the round's tasks, or from the driver), {@code time_move_ms} the driver's own part of the move before the round's job (part of the round's
- * total); {@code departing_workers} counts the workers whose reports carried their state to the driver because
- * their group moves to an executor that joined before the next round. {@code rounds_to_work}, only on a round that
+ * {@code moved_bytes} the bytes of the states that went with them (inside the round's tasks, or from the driver),
+ * {@code time_move_ms} the driver's own part of the move before the round's job (part of the round's total);
+ * {@code departing_workers} counts the workers whose reports carried their state to the driver because their group
+ * moves to an executor that joined before the next round. {@code rounds_to_work}, only on a round that
  * is the first with work of executors that registered during the run, gives each such executor's rounds from its
  * registration ({@link ExecutorArrivals}).
  * {@code test_loss} and {@code test_accuracy} are present only on a round after which the test set was evaluated

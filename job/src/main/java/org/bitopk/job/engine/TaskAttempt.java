@@ -55,12 +55,11 @@ final class TaskAttempt {
     return java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 62, Long.MAX_VALUE);
   }
 
-  /** The worker state this attempt steps, as {@link #admit} found it. */
   /**
-   * The worker's state for this round; whether its residual was lost, or rolled back; and the bytes of the state a
-   * departed executor handed over through the driver when that is where it came from (0 otherwise): the worker moved
-   * to this executor without a placement of the driver's, in a round already under way when its executor was told
-   * to go.
+   * The worker state this attempt steps, as {@link #admit} found it; whether its residual was lost, or rolled back;
+   * and the bytes of the state a departed executor handed over through the driver when that is where it came from (0
+   * otherwise): the worker moved to this executor without a placement of the driver's, in a round already under way
+   * when its executor was told to go.
    */
   record Admitted(WorkerState state, boolean residualLost, boolean rolledBack, long handedOverBytes) {}
 
