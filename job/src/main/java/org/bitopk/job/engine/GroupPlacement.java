@@ -139,8 +139,8 @@ record GroupPlacement(List<String> executors, List<String> assignment) {
    * locality wait (3 s), and keep it for the run.
    */
   List<List<Integer>> waves(int groups) {
-    if (!assignment.isEmpty()) {
-      return assignedWaves();
+    if (!assignment.isEmpty()) {   // wave w: the w-th group of each executor
+      return waves(java.util.stream.IntStream.range(0, assignment.size()).boxed().toList(), 1);
     }
     int width = executors.isEmpty() ? groups : executors.size();
     List<List<Integer>> waves = new ArrayList<>();
@@ -171,20 +171,6 @@ record GroupPlacement(List<String> executors, List<String> assignment) {
         continue;
       }
       int wave = (seen.merge(assignment.get(g), 1, Integer::sum) - 1) / slots;
-      if (wave == waves.size()) {
-        waves.add(new ArrayList<>());
-      }
-      waves.get(wave).add(g);
-    }
-    return waves;
-  }
-
-  /** Wave w: the w-th group of each executor, in group order. */
-  private List<List<Integer>> assignedWaves() {
-    Map<String, Integer> seen = new LinkedHashMap<>();
-    List<List<Integer>> waves = new ArrayList<>();
-    for (int g = 0; g < assignment.size(); g++) {
-      int wave = seen.merge(assignment.get(g), 1, Integer::sum) - 1;
       if (wave == waves.size()) {
         waves.add(new ArrayList<>());
       }
