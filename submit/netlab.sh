@@ -51,6 +51,9 @@ $(lab_security_help)
   --log-info LOGGER    one more logger at INFO in every JVM's log (repeatable; the lab's own are at WARN but
                        bitopk's), e.g. org.apache.spark.scheduler.TaskSetManager (each task's launch and end:
                        where, how long), org.apache.spark.broadcast.TorrentBroadcast (each broadcast's fetch)
+  --cold-executors     start the executors without the job's warm-up agent (by default each executor's JVM
+                       loads and compiles the round's code while Spark starts it, before it registers; see
+                       job/docs/training.md)
   --time-limit S       every process the lab starts is stopped after S seconds (default 3600)
   --lab-dir DIR        logs, Spark home, counters (default: runs/netlab-<UTC time>-<PID>)
   --spark-3.5          run the Spark 3.5 build (Scala 2.12, with DL4J's Spark masters) instead of Spark 4's
@@ -77,6 +80,7 @@ TIME_LIMIT=3600
 LAB_DIR=""
 LINE_PROFILE=() LINE_MODULE=job LINE_TARGET=target LINE_BUILD_PHASE=compile
 CLEANUP_ONLY=0
+WARM_EXECUTORS=1
 JOB_ARGS=()
 USER_CONF=()
 LOG_INFO=()
@@ -105,6 +109,7 @@ while [[ $# -gt 0 ]]; do
     --time-limit) require_value "$@"; require_positive_int "$1" "$2"; TIME_LIMIT="$2"; shift 2 ;;
     --lab-dir) require_value "$@"; LAB_DIR="$2"; shift 2 ;;
     --cleanup) CLEANUP_ONLY=1; shift ;;
+    --cold-executors) WARM_EXECUTORS=0; shift ;;
     # test-compile: as run-local.sh builds the Spark 3.5 line (job/dl4j-baselines' tests use the job's test jar)
     --spark-3.5) LINE_PROFILE=(-Pspark-3.5) LINE_MODULE=job/dl4j-baselines LINE_TARGET=target/spark-3.5
       LINE_BUILD_PHASE=test-compile; shift ;;
@@ -319,6 +324,15 @@ LOG
 for i in "${!LOG_INFO[@]}"; do
   printf 'logger.info%d.name = %s\nlogger.info%d.level = info\n' "$i" "${LOG_INFO[$i]}" "$i" >> "$LOG_CONFIG"
 done
+# The executors' warm-up agent: a jar that only names the job's agent class, found on the executors' class path.
+EXECUTOR_AGENT=""
+if [[ "$WARM_EXECUTORS" == 1 ]]; then
+  command -v jar >/dev/null || die "the JDK's jar tool is missing; it makes the executors' warm-up agent (or give --cold-executors)" 1
+  printf 'Premain-Class: org.bitopk.job.spark.ExecutorWarmUpAgent\n' > "$LAB_DIR/warm-up-agent.mf"
+  jar --create --file "$LAB_DIR/warm-up-agent.jar" --manifest "$LAB_DIR/warm-up-agent.mf" \
+    || die "could not make $LAB_DIR/warm-up-agent.jar" 1
+  EXECUTOR_AGENT=" -javaagent:$LAB_DIR/warm-up-agent.jar"
+fi
 
 # --- teardown: by PID, then by this invocation's names only --------------------------------------------------
 STARTED_PIDS=()
@@ -573,7 +587,7 @@ run_driver() {
     "-Dspark.master=$MASTER_URL" "-Dspark.driver.host=$address" "-Dspark.driver.bindAddress=$address" \
     "-Dspark.ui.enabled=false" "-Dspark.executor.extraClassPath=$CP" \
     "-Dspark.extraListeners=org.bitopk.lab.network.SparkTaskTimings" "-Dspark.bitopk.lab.timings=$LAB_DIR/spark-timings.json" \
-    "-Dspark.executor.extraJavaOptions=${SPARK_OPENS} -Dlog4j2.configurationFile=file://$LOG_CONFIG" \
+    "-Dspark.executor.extraJavaOptions=${SPARK_OPENS} -Dlog4j2.configurationFile=file://$LOG_CONFIG$EXECUTOR_AGENT" \
     "-Dspark.executorEnv.OMP_NUM_THREADS=1" "-Dspark.executor.memory=$MEMORY" \
     "-Dspark.executor.cores=$CORES" "-Dspark.cores.max=$((HOSTS * CORES))" \
     "-Dspark.scheduler.minRegisteredResourcesRatio=1.0" "-Dspark.scheduler.maxRegisteredResourcesWaitingTime=120s" \

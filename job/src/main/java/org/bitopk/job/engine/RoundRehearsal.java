@@ -30,9 +30,17 @@ import org.bitopk.job.problem.ObjectiveFactory;
  * run's is but stepped only here, and the replica's parameters are overwritten by that load. So the run's bits are
  * the same with or without it.
  */
-final class RoundRehearsal<S> {
+public final class RoundRehearsal<S> {
   /** Passes at most; a pass is every worker of the group once. */
   static final int MAX_PASSES = 40;
+  /**
+   * Passes at most in a JVM that already rehearsed {@link #alone} (the executor's warm-up agent): its code is
+   * compiled, and the first passes only meet the run's model and shards.
+   */
+  static final int WARM_PASSES = 3;
+  /** Whether this JVM rehearsed {@link #alone} to its end. */
+  private static final java.util.concurrent.atomic.AtomicBoolean WARMED_UP =
+      new java.util.concurrent.atomic.AtomicBoolean();
   /** How long the passes after the first may take at most: the groups' building waits for them. */
   static final long MAX_MILLIS = 1_500;
   /** The rehearsal's learning rate: small, so that the replica does not run away from the shards. */
@@ -41,9 +49,37 @@ final class RoundRehearsal<S> {
   private final ObjectiveFactory<S> factory;
   private final UplinkSettings uplink;
 
+  private final int maxPasses;
+  private final long maxMillis;
+
+  /** A run's rehearsal: {@value #MAX_PASSES} passes, or {@value #WARM_PASSES} in a JVM already warmed up. */
   RoundRehearsal(ObjectiveFactory<S> factory, UplinkSettings uplink) {
+    this(factory, uplink, WARMED_UP.get() ? WARM_PASSES : MAX_PASSES, MAX_MILLIS);
+  }
+
+  private RoundRehearsal(ObjectiveFactory<S> factory, UplinkSettings uplink, int maxPasses, long maxMillis) {
     this.factory = factory;
     this.uplink = uplink;
+    this.maxPasses = maxPasses;
+    this.maxMillis = maxMillis;
+  }
+
+  /**
+   * Rehearses {@code passes} passes of the round of {@code shards}' workers on a replica of its own, from the
+   * replica's initial parameters: a JVM's warm-up before it has a run (the executor's warm-up agent), the code
+   * compiled and the classes loaded that a run's rehearsal and first round then find so. Returns the last step's
+   * report, for the caller to send through the task results' serializer.
+   */
+  public static <S> WorkerReport alone(ObjectiveFactory<S> factory, UplinkSettings uplink, List<S> shards,
+      int passes) {
+    Replica<S> replica = new Replica<>(factory.create());
+    float[] x = replica.objective.initialParameters().orElseGet(() -> new float[factory.dimension()]);
+    int d = factory.dimension();
+    byte[] update = SparseCodec.encodeExactly(SparseVector.of(d, new int[] {0}, new float[] {0f}), uplink.values());
+    WorkerReport last = new RoundRehearsal<>(factory, uplink, passes, Long.MAX_VALUE)
+        .run(replica, shards, () -> x, () -> update).lastReport();
+    WARMED_UP.set(true);
+    return last;
   }
 
   /** What a rehearsal did: its passes, and the report of its last step. */
@@ -75,14 +111,14 @@ final class RoundRehearsal<S> {
       replica.objective.update(replica.parameters, caughtUp.indices());
       Replica.CatchUp catchUp = new Replica.CatchUp(1, true);
       long catchUpNanos = System.nanoTime() - start;
-      while (passes < MAX_PASSES && System.nanoTime() < deadline) {
+      while (passes < maxPasses && System.nanoTime() < deadline) {
         long checksum = ParameterChecksum.of(replica.parameters);
         for (int i = 0; i < shards.size(); i++) {
           WorkerReport.Builder report = step(replica, shards.get(i), states, i, passes);
           last = report.task(0, checksum).catchUp(catchUpNanos, catchUp).build();
         }
         if (passes++ == 0) {   // the first pass loads the classes: it alone always runs to its end
-          deadline = System.nanoTime() + MAX_MILLIS * 1_000_000L;
+          deadline = maxMillis == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + maxMillis * 1_000_000L;
         }
       }
     } finally {

@@ -96,4 +96,29 @@ class RoundRehearsalTest {
       }
     }
   }
+
+  @Test
+  void aJvmThatRehearsedAloneRehearsesARunInItsFewPasses() throws Exception {
+    try (ImageProblem problem = new ImageProblem(SPARK.context(), "synthetic",
+        Datasets.load("synthetic:n=400,test=10,shape=1x8x8,classes=4", null, new Configuration()),
+        ModelArchitecture.MLP_SMALL, 4, false, 8, 3)) {
+      NetworkObjectiveFactory factory = problem.objectiveFactory();
+      UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), 10, true, 0.9f, 3);
+      List<WorkerShard> shards = problem.shards().collect().subList(0, 2);
+      WorkerReport alone = RoundRehearsal.alone(factory, uplink, shards, 2);
+      assertEquals(shards.get(1).workerId(), alone.workerId, "the last step's report");
+      assertTrue(alone.uplink.length > 0, "with its encoded message");
+
+      try (var objective = factory.create()) {
+        Replica<WorkerShard> replica = new Replica<>(objective);
+        float[] x = objective.initialParameters().orElseThrow();
+        byte[] update = SparseCodec.encodeExactly(SparseVector.of(factory.dimension(), new int[] {1},
+            new float[] {0.5f}), ValueFormat.FP32);
+        RoundRehearsal.Result result = new RoundRehearsal<>(factory, uplink).run(replica, shards, x::clone,
+            () -> update);
+        assertEquals(RoundRehearsal.WARM_PASSES, result.passes(), "its code compiled, the run's passes are few");
+        assertEquals(-1, replica.iteration, "left new");
+      }
+    }
+  }
 }
