@@ -8,6 +8,12 @@ import java.io.ObjectOutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.bitopk.compression.SparseCodec;
 import org.bitopk.compression.SparseVector;
@@ -38,9 +44,11 @@ public final class RoundRehearsal<S> {
    * compiled, and the first passes only meet the run's model and shards.
    */
   static final int WARM_PASSES = 3;
-  /** Whether this JVM rehearsed {@link #alone} to its end. */
-  private static final java.util.concurrent.atomic.AtomicBoolean WARMED_UP =
-      new java.util.concurrent.atomic.AtomicBoolean();
+  /** The rehearsal {@link #alone} runs or ran in this JVM: done with whether it ran to its end. */
+  private static final AtomicReference<Optional<CompletableFuture<Boolean>>> WARM_UP =
+      new AtomicReference<>(Optional.empty());
+  /** How long a run's rehearsal waits for one {@link #alone} still running, which compiles the same code. */
+  static final long WARM_UP_WAIT_MILLIS = 30_000;
   /** How long the passes after the first may take at most: the groups' building waits for them. */
   static final long MAX_MILLIS = 1_500;
   /** The rehearsal's learning rate: small, so that the replica does not run away from the shards. */
@@ -52,11 +60,12 @@ public final class RoundRehearsal<S> {
   private final int maxPasses;
   private final long maxMillis;
 
-  /** A run's rehearsal: {@value #MAX_PASSES} passes, or {@value #WARM_PASSES} in a JVM already warmed up. */
+  /** A run's rehearsal: its passes as {@link #runPasses} says when it runs. */
   RoundRehearsal(ObjectiveFactory<S> factory, UplinkSettings uplink) {
-    this(factory, uplink, WARMED_UP.get() ? WARM_PASSES : MAX_PASSES, MAX_MILLIS);
+    this(factory, uplink, 0, MAX_MILLIS);
   }
 
+  /** {@code maxPasses} 0: as {@link #runPasses} says. */
   private RoundRehearsal(ObjectiveFactory<S> factory, UplinkSettings uplink, int maxPasses, long maxMillis) {
     this.factory = factory;
     this.uplink = uplink;
@@ -76,10 +85,40 @@ public final class RoundRehearsal<S> {
     float[] x = replica.objective.initialParameters().orElseGet(() -> new float[factory.dimension()]);
     int d = factory.dimension();
     byte[] update = SparseCodec.encodeExactly(SparseVector.of(d, new int[] {0}, new float[] {0f}), uplink.values());
-    WorkerReport last = new RoundRehearsal<>(factory, uplink, passes, Long.MAX_VALUE)
-        .run(replica, shards, () -> x, () -> update).lastReport();
-    WARMED_UP.set(true);
-    return last;
+    CompletableFuture<Boolean> ended = new CompletableFuture<>();
+    WARM_UP.set(Optional.of(ended));
+    try {
+      WorkerReport last = new RoundRehearsal<>(factory, uplink, passes, Long.MAX_VALUE)
+          .run(replica, shards, () -> x, () -> update).lastReport();
+      ended.complete(true);
+      return last;
+    } finally {
+      ended.complete(false);   // failed: a run's rehearsal takes all its passes
+    }
+  }
+
+  /** Whether a rehearsal {@link #alone} is running in this JVM. */
+  static boolean warmingUp() {
+    return WARM_UP.get().map(f -> !f.isDone()).orElse(false);
+  }
+
+  /**
+   * A run's rehearsal's passes: {@value #WARM_PASSES} once this JVM rehearsed {@link #alone} to its end (waiting
+   * for one still running, at most {@value #WARM_UP_WAIT_MILLIS} ms), else {@value #MAX_PASSES}.
+   */
+  static int runPasses() {
+    Optional<CompletableFuture<Boolean>> warmUp = WARM_UP.get();
+    if (warmUp.isEmpty()) {
+      return MAX_PASSES;
+    }
+    try {
+      return warmUp.get().get(WARM_UP_WAIT_MILLIS, TimeUnit.MILLISECONDS) ? WARM_PASSES : MAX_PASSES;
+    } catch (TimeoutException | ExecutionException e) {
+      return MAX_PASSES;
+    } catch (InterruptedException e) {   // the building was cancelled
+      Thread.currentThread().interrupt();
+      return MAX_PASSES;
+    }
   }
 
   /** What a rehearsal did: its passes, and the report of its last step. */
@@ -93,6 +132,7 @@ public final class RoundRehearsal<S> {
     if (shards.isEmpty()) {
       throw new IllegalArgumentException("a rehearsal needs a worker's shard");
     }
+    int limit = maxPasses > 0 ? maxPasses : runPasses();
     int dimension = replica.parameters.length;
     List<WorkerState> states = new ArrayList<>();
     for (S shard : shards) {
@@ -111,7 +151,7 @@ public final class RoundRehearsal<S> {
       replica.objective.update(replica.parameters, caughtUp.indices());
       Replica.CatchUp catchUp = new Replica.CatchUp(1, true);
       long catchUpNanos = System.nanoTime() - start;
-      while (passes < maxPasses && System.nanoTime() < deadline) {
+      while (passes < limit && System.nanoTime() < deadline) {
         long checksum = ParameterChecksum.of(replica.parameters);
         for (int i = 0; i < shards.size(); i++) {
           WorkerReport.Builder report = step(replica, shards.get(i), states, i, passes);

@@ -119,6 +119,18 @@ class RoundRehearsalTest {
         assertEquals(RoundRehearsal.WARM_PASSES, result.passes(), "its code compiled, the run's passes are few");
         assertEquals(-1, replica.iteration, "left new");
       }
+
+      // a run's rehearsal that starts while the JVM's own still runs waits for it rather than compiling beside it
+      java.util.concurrent.CompletableFuture<WorkerReport> running = java.util.concurrent.CompletableFuture
+          .supplyAsync(() -> RoundRehearsal.alone(factory, uplink, shards, 400));
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      while (!RoundRehearsal.warmingUp() && !running.isDone() && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      assertTrue(RoundRehearsal.warmingUp(), "400 passes outlast the spin");
+      assertEquals(RoundRehearsal.WARM_PASSES, RoundRehearsal.runPasses());
+      assertTrue(running.isDone(), "the run's rehearsal waited for the JVM's");
+      assertEquals(shards.get(1).workerId(), running.join().workerId);
     }
   }
 }
