@@ -19,8 +19,9 @@ import scala.runtime.AbstractFunction1;
  * on the network lab. The catching up is a Spark job of the built groups' tasks beside rounds t and t + 1, on the
  * joining executor, idle until the move; the move's boundary waits for it (the job took 130-320 ms on the lab,
  * more than a round). Publishing round t's update drops the window's oldest broadcasts (and at times the
- * snapshot) that the catching up reads; it reads them side by side as it starts ({@link BroadcastPrefetch}),
- * within round t as a rule, and one it finds gone only fails it. The job runs no worker's step, so it carries no round
+ * snapshot) that the catching up reads: the window keeps them until the catching up ends or is dropped
+ * ({@link DownlinkWindow#hold}; on the network lab a catching up whose tasks started half a second late found the
+ * snapshot gone). It reads them side by side as it starts ({@link BroadcastPrefetch}). The job runs no worker's step, so it carries no round
  * ({@link RoundJob#ROUND_PROPERTY}); the time a boundary waits for it is its round's.
  *
  * <p>A task catches up a replica idle in the run's pool there, never a new one (setting one up takes a second); a
@@ -36,19 +37,23 @@ final class ArrivingReplicas {
   private final String jobGroup;
   private final long startNanos = System.nanoTime();
   private final CompletableFuture<Void> done;
+  /** Lets the window destroy the broadcasts the catching up reads. */
+  private final Runnable release;
 
-  private ArrivingReplicas(SparkContext sc, String jobGroup, CompletableFuture<Void> done) {
+  private ArrivingReplicas(SparkContext sc, String jobGroup, CompletableFuture<Void> done, Runnable release) {
     this.sc = sc;
     this.jobGroup = jobGroup;
     this.done = done;
+    this.release = release;
   }
 
   /**
    * Starts bringing the idle replicas on the executors of {@code groups} of {@code rdd} (each group's block built
-   * where it is to be) to the iteration of {@code view}.
+   * where it is to be) to the iteration of {@code view}, whose broadcasts the window keeps until
+   * {@code release} runs ({@link #await} or {@link #cancel} runs it).
    */
   static ArrivingReplicas start(JavaRDD<?> rdd, List<Integer> groups, String runId, DownlinkView view,
-      FaultInjector faults) {
+      FaultInjector faults, Runnable release) {
     SparkContext sc = rdd.context();
     String jobGroup = "bitopk-arriving-replicas-" + runId;
     // no worker's step: not one of the round's jobs
@@ -56,7 +61,7 @@ final class ArrivingReplicas {
         "replicas of a joining executor brought to x_t before the move", () -> sc.runJob(rdd.rdd(),
             new CatchUpInPool<>(runId, view, faults),
             JavaConverters.asScalaBuffer(new ArrayList<Object>(groups)).toSeq(), ClassTag$.MODULE$.apply(Object.class)));
-    return new ArrivingReplicas(sc, jobGroup, done);
+    return new ArrivingReplicas(sc, jobGroup, done, release);
   }
 
   /**
@@ -80,12 +85,15 @@ final class ArrivingReplicas {
     } catch (java.util.concurrent.ExecutionException e) {
       LOG.warn("round {}: bringing the joining executor's replicas to x_{} failed; the move's round loads the "
           + "snapshot there: {}", round, round, e.getCause().toString());
+    } finally {
+      release.run();   // a cancelled task still reading fails, and leaves its replica new
     }
   }
 
   /** Stops the catching up: the placement it was for is dropped, or the run ends. */
   void cancel() {
     sc.cancelJobGroup(jobGroup);
+    release.run();
   }
 
   /**
@@ -119,7 +127,7 @@ final class ArrivingReplicas {
       try {
         replica.catchUp(view, run, faults);
         return replica.iteration;
-      } catch (RuntimeException e) {   // cancelled, or a broadcast gone: left new, the move's round loads x_t
+      } catch (Exception e) {   // cancelled, or a broadcast gone (Spark's IOException, undeclared): left new
         replica.iteration = -1;
         LOG.warn("run {}: a replica was not brought to x_{}: {}", runId, view.iteration(), e.toString());
         return -1;

@@ -10,7 +10,8 @@ import org.apache.spark.broadcast.Broadcast;
  * by replicas more than one iteration behind: the newest travels inside the tasks), the last {@code capacity} of
  * them kept alive for replicas that fell behind, and a dense snapshot refreshed every
  * {@code snapshotEvery} iterations for replicas that fell further behind or are new. Older broadcasts are
- * destroyed, so the number of live broadcasts is bounded by capacity + 1 however long the run.
+ * destroyed, so the number of live broadcasts is bounded by capacity + 1 however long the run, and by the few
+ * more a reader on hold keeps ({@link #hold}: a joining executor's catching up, beside a round or two).
  */
 final class DownlinkWindow implements AutoCloseable {
   private final JavaSparkContext sc;
@@ -23,6 +24,9 @@ final class DownlinkWindow implements AutoCloseable {
   private Broadcast<float[]> snapshot;
   private int snapshotIteration;
   private ReplicaStart start = ReplicaStart.SNAPSHOT;
+  /** Readers that asked to keep the broadcasts of a view alive, and what was dropped while they read. */
+  private int holds;
+  private final java.util.List<Broadcast<?>> dropped = new ArrayList<>();
 
   DownlinkWindow(JavaSparkContext sc, int capacity, int snapshotEvery) {
     if (snapshotEvery < 1 || capacity < snapshotEvery) {
@@ -78,8 +82,28 @@ final class DownlinkWindow implements AutoCloseable {
     }
   }
 
+  /**
+   * Keeps every broadcast live now from being destroyed until the returned release runs (once; later runs do
+   * nothing): for a job beside the rounds that reads a view after the rounds have moved on. The driver's thread
+   * takes and releases holds, as it publishes.
+   */
+  Runnable hold() {
+    holds++;
+    java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+    return () -> {
+      if (released.compareAndSet(false, true) && --holds == 0) {
+        dropped.forEach(Broadcast::destroy);
+        dropped.clear();
+      }
+    };
+  }
+
   private void destroy(Broadcast<?> broadcast) {
-    broadcast.destroy();
+    if (holds > 0) {
+      dropped.add(broadcast);
+    } else {
+      broadcast.destroy();
+    }
   }
 
   @Override
@@ -91,5 +115,7 @@ final class DownlinkWindow implements AutoCloseable {
       destroy(snapshot);
       snapshot = null;
     }
+    dropped.forEach(Broadcast::destroy);   // the run ends: no reader is left
+    dropped.clear();
   }
 }

@@ -140,9 +140,10 @@ final class ElasticGroups<S> {
    * were built, its replicas are brought to x_t beside the round's job ({@link ArrivingReplicas}); they have that
    * round and the next, and the move's boundary waits for them, so that the move's round finds them there.
    */
-  void duringRound(DownlinkView view, FaultInjector faults) {
+  void duringRound(DownlinkWindow window, DownlinkView view, FaultInjector faults) {
     if (ready.isPresent() && ready.get().built() == view.iteration() && catchingUp.isEmpty()) {
-      catchingUp = Optional.of(ArrivingReplicas.start(ready.get().rdd(), ready.get().moving(), runId, view, faults));
+      catchingUp = Optional.of(ArrivingReplicas.start(ready.get().rdd(), ready.get().moving(), runId, view, faults,
+          window.hold()));
     }
   }
 

@@ -254,7 +254,7 @@ public final class Trainer<S> {
       move = elastic.beforeRound(t, acceptedTokens, holders);
       DownlinkView view = window.view(t);
       WorkerTask<S> task = task(settings, view, elastic.departing());
-      elastic.duringRound(view, faults);
+      elastic.duringRound(window, view, faults);
       jobStart = System.nanoTime();
       reports = RoundJob.run(elastic.roundRdd(), task, plan, t, lr);
     } finally {

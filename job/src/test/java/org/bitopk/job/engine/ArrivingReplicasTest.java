@@ -59,7 +59,9 @@ class ArrivingReplicasTest {
   @Test
   void bringsTheIdleReplicaToTheViewsModel() {
     idleReplica();
-    ArrivingReplicas.start(groups, List.of(0), RUN, view, FaultInjector.NONE).await(8);
+    java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
+    ArrivingReplicas.start(groups, List.of(0), RUN, view, FaultInjector.NONE, released::incrementAndGet).await(8);
+    assertEquals(1, released.get(), "the window's hold released once it ended");
     List<ReplicaSnapshot> replicas = ExecutorRegistry.replicas(RUN);
     assertEquals(1, replicas.size());
     assertEquals(8, replicas.get(0).iteration());
@@ -71,7 +73,7 @@ class ArrivingReplicasTest {
   @Test
   void setsUpNoReplica() {
     idleReplica();
-    ArrivingReplicas.start(groups, List.of(0, 1), RUN, view, FaultInjector.NONE).await(8);
+    ArrivingReplicas.start(groups, List.of(0, 1), RUN, view, FaultInjector.NONE, () -> { }).await(8);
     List<ReplicaSnapshot> replicas = ExecutorRegistry.replicas(RUN);
     assertEquals(1, replicas.size(), "no replica set up for the catching up");
     assertEquals(8, replicas.get(0).iteration());
@@ -83,9 +85,43 @@ class ArrivingReplicasTest {
     idleReplica();
     updates.get(5).destroy();
     updates.set(5, SPARK.context().broadcast(new byte[0]));   // for the clean-up; the view keeps the destroyed one
-    ArrivingReplicas.start(groups, List.of(0), RUN, view, FaultInjector.NONE).await(8);
+    ArrivingReplicas.start(groups, List.of(0), RUN, view, FaultInjector.NONE, () -> { }).await(8);
     List<ReplicaSnapshot> replicas = ExecutorRegistry.replicas(RUN);
     assertEquals(1, replicas.size());
     assertEquals(-1, replicas.get(0).iteration(), "not at an iteration its parameters are not at");
+  }
+
+  /**
+   * A catching up on hold reads the view it was given though the window has since dropped its snapshot and updates
+   * (rounds went on before its tasks started); without the hold the same catching up finds them destroyed.
+   */
+  @Test
+  void aCatchUpOnHoldFindsWhatTheWindowDroppedSinceItsView() {
+    for (boolean onHold : new boolean[] {true, false}) {
+      ExecutorRegistry.forget(RUN);
+      idleReplica();
+      try (DownlinkWindow window = new DownlinkWindow(SPARK.context(), 3, 2)) {
+        window.start(0, models.get(0), ReplicaStart.SNAPSHOT);
+        for (int t = 0; t < 4; t++) {
+          window.publish(t, updates.get(t).value());
+          window.maybeSnapshot(t + 1, models.get(t + 1));
+        }
+        DownlinkView at4 = window.view(4);   // the snapshot x_4
+        Runnable release = onHold ? window.hold() : () -> { };
+        for (int t = 4; t < 8; t++) {   // replaces the snapshot twice, drops updates 1..4
+          window.publish(t, updates.get(t).value());
+          window.maybeSnapshot(t + 1, models.get(t + 1));
+        }
+        ArrivingReplicas.start(groups, List.of(0), RUN, at4, FaultInjector.NONE, release).await(4);
+        List<ReplicaSnapshot> replicas = ExecutorRegistry.replicas(RUN);
+        assertEquals(1, replicas.size());
+        if (onHold) {
+          assertEquals(4, replicas.get(0).iteration());
+          assertArrayEquals(models.get(4), replicas.get(0).parameters());
+        } else {
+          assertEquals(-1, replicas.get(0).iteration(), "the snapshot it reads was destroyed");
+        }
+      }
+    }
   }
 }
