@@ -33,7 +33,8 @@ import scala.reflect.ClassTag$;
  * names it as its {@code Premain-Class}. The warm-up runs on a daemon thread of its own, beside Spark's start, and
  * shares nothing with a run: its replica, shards, states and random numbers are its own and dropped, and the JVM
  * initialises a class once, whichever thread asks first. A warm-up that fails (the job's classes not on the class
- * path) is logged in one line and changes nothing else. {@code passes=N} as the agent's argument sets its passes.
+ * path) is logged in one line and changes nothing else. {@code passes=N} as the agent's argument sets its passes;
+ * another argument is said in one line, and the executor starts without the warm-up.
  */
 public final class ExecutorWarmUpAgent {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ExecutorWarmUpAgent.class);
@@ -48,9 +49,20 @@ public final class ExecutorWarmUpAgent {
 
   private ExecutorWarmUpAgent() {}
 
-  /** The JVM's entry before {@code main}: starts the warm-up and returns. */
+  /**
+   * The JVM's entry before {@code main}: starts the warm-up and returns. A wrong argument is said in one line and
+   * the executor starts without the warm-up (a premain that throws would stop the JVM, and Spark would start
+   * executor after executor that stops).
+   */
   public static void premain(String args) {
-    STARTED.set(Optional.of(start(passes(args))));
+    int passes;
+    try {
+      passes = passes(args);
+    } catch (IllegalArgumentException e) {
+      LOG.error("{}; the executor starts without its warm-up", e.getMessage());
+      return;
+    }
+    STARTED.set(Optional.of(start(passes)));
   }
 
   /** The warm-up the agent started in this JVM, if it was given. */

@@ -1,6 +1,7 @@
 package org.bitopk.job.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,6 +49,28 @@ class ExecutorWarmUpAgentTest {
 
   @Test
   void aJvmStartedWithTheAgentWarmsUpBeforeItsMainAndOnAThreadOfItsOwn(@TempDir Path tmp) throws Exception {
+    Probed probed = probe(tmp, "passes=3");
+    assertEquals(0, probed.exit(), probed.out());
+    assertTrue(probed.out().contains("probe: started before main, still running on its own thread"), probed.out());
+    assertTrue(probed.out().contains("probe: the executor's JVM warmed up in "), probed.out());
+    assertTrue(probed.out().contains("(3 pass(es) of a round of 2 workers rehearsed)"), probed.out());
+  }
+
+  /** A wrong argument: one line, and the JVM goes on without the warm-up rather than stopping. */
+  @Test
+  void aWrongArgumentIsOneLineAndNoWarmUp(@TempDir Path tmp) throws Exception {
+    Probed probed = probe(tmp, "passes=many");
+    assertEquals(3, probed.exit(), probed.out());
+    assertTrue(probed.out().contains("ERROR ExecutorWarmUpAgent: -javaagent:...=passes=many: expected passes=N, N a "
+        + "whole number from 1; the executor starts without its warm-up"), probed.out());
+    assertTrue(probed.out().contains("probe: no warm-up started"), probed.out());
+    assertFalse(probed.out().contains("\tat "), "no stack trace: " + probed.out());
+  }
+
+  private record Probed(int exit, String out) {}
+
+  /** Runs {@link Probe} in a JVM started with the agent and {@code argument}, as Spark starts an executor. */
+  private static Probed probe(Path tmp, String argument) throws Exception {
     Path agent = tmp.resolve("warm-up-agent.jar");
     Manifest manifest = new Manifest();
     manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
@@ -55,19 +78,19 @@ class ExecutorWarmUpAgentTest {
     try (OutputStream out = Files.newOutputStream(agent); JarOutputStream jar = new JarOutputStream(out, manifest)) {
       // a jar that only names the class, found on the JVM's class path as on an executor's
     }
+    Path log4j = tmp.resolve("log4j2.properties");
+    Files.writeString(log4j, String.join("\n", "rootLogger.level = warn", "rootLogger.appenderRef.e.ref = e",
+        "appender.e.type = Console", "appender.e.name = e", "appender.e.layout.type = PatternLayout",
+        "appender.e.layout.pattern = %p %c{1}: %m%n", "logger.b.name = org.bitopk", "logger.b.level = info", ""));
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.addAll(SparkJvmOpens.options());   // as the executors' JVMs start
-    command.addAll(List.of("-javaagent:" + agent + "=passes=3", "-cp", System.getProperty("java.class.path"),
-        Probe.class.getName()));
+    command.addAll(List.of("-Dlog4j2.configurationFile=" + log4j.toUri(), "-javaagent:" + agent + "=" + argument,
+        "-cp", System.getProperty("java.class.path"), Probe.class.getName()));
     Process process = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(tmp.resolve("out").toFile()).start();
     assertTrue(process.waitFor(180, TimeUnit.SECONDS), "the probe's JVM ends");
-    String out = Files.readString(tmp.resolve("out"), StandardCharsets.UTF_8);
-    assertEquals(0, process.exitValue(), out);
-    assertTrue(out.contains("probe: started before main, still running on its own thread"), out);
-    assertTrue(out.contains("probe: the executor's JVM warmed up in "), out);
-    assertTrue(out.contains("(3 pass(es) of a round of 2 workers rehearsed)"), out);
+    return new Probed(process.exitValue(), Files.readString(tmp.resolve("out"), StandardCharsets.UTF_8));
   }
 
   /** The JVM's main: whether the agent's warm-up had started before it, on which thread it ran, what it said. */
