@@ -25,8 +25,8 @@ import scala.reflect.ClassTag$;
  * and the job's classes and rehearses a round on a network and shards of its own, so that the executor's first
  * tasks find the round's code loaded and compiled. Spark creates an executor's plugins only after it registered
  * ({@code NativeWarmUp}), and a joining executor's first tasks build the worker groups it takes over, which the run
- * waits for; a JVM started cold spends seconds of CPU on that (measured on the network lab: the building took 5.4 s
- * of a 60-90 ms round, most of it loading classes and compiling them).
+ * waits for; a JVM started cold spends seconds of CPU on that (measured on the network lab: the building took 5.4 s,
+ * against rounds of 60-90 ms, most of it loading classes and compiling them).
  *
  * <p>Given as {@code -javaagent:<a jar whose manifest names this class>} in {@code spark.executor.extraJavaOptions},
  * with the job's classes on the executor's own class path ({@code spark.executor.extraClassPath}); the job's jar
