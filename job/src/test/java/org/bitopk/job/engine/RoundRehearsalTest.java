@@ -32,11 +32,16 @@ class RoundRehearsalTest {
   @RegisterExtension
   static final LocalSpark SPARK = new LocalSpark();
 
+  /** Four workers' shards of small synthetic images and a small MLP. */
+  private static ImageProblem problem() throws Exception {
+    return new ImageProblem(SPARK.context(), "synthetic",
+        Datasets.load("synthetic:n=400,test=10,shape=1x8x8,classes=4", null, new Configuration()),
+        ModelArchitecture.MLP_SMALL, 4, false, 8, 3);
+  }
+
   @Test
   void rehearsesTheRoundAndLeavesTheReplicaAsANewOne() throws Exception {
-    try (ImageProblem problem = new ImageProblem(SPARK.context(), "synthetic",
-        Datasets.load("synthetic:n=400,test=10,shape=1x8x8,classes=4", null, new Configuration()),
-        ModelArchitecture.MLP_SMALL, 4, false, 8, 3)) {
+    try (ImageProblem problem = problem()) {
       NetworkObjectiveFactory factory = problem.objectiveFactory();
       int d = factory.dimension();
       UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), 10, true, 0.9f, 3);
@@ -82,9 +87,7 @@ class RoundRehearsalTest {
 
   @Test
   void aRehearsalNeedsAWorker() throws Exception {
-    try (ImageProblem problem = new ImageProblem(SPARK.context(), "synthetic",
-        Datasets.load("synthetic:n=400,test=10,shape=1x8x8,classes=4", null, new Configuration()),
-        ModelArchitecture.MLP_SMALL, 4, false, 8, 3)) {
+    try (ImageProblem problem = problem()) {
       NetworkObjectiveFactory factory = problem.objectiveFactory();
       UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), 10, true, 0f, 3);
       try (var objective = factory.create()) {
@@ -99,9 +102,7 @@ class RoundRehearsalTest {
 
   @Test
   void aJvmThatRehearsedAloneRehearsesARunInItsFewPasses() throws Exception {
-    try (ImageProblem problem = new ImageProblem(SPARK.context(), "synthetic",
-        Datasets.load("synthetic:n=400,test=10,shape=1x8x8,classes=4", null, new Configuration()),
-        ModelArchitecture.MLP_SMALL, 4, false, 8, 3)) {
+    try (ImageProblem problem = problem()) {
       NetworkObjectiveFactory factory = problem.objectiveFactory();
       UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), 10, true, 0.9f, 3);
       List<WorkerShard> shards = problem.shards().collect().subList(0, 2);
