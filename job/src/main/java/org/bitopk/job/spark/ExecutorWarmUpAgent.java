@@ -1,6 +1,7 @@
 package org.bitopk.job.spark;
 
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -8,6 +9,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.spark.SparkConf;
+import org.apache.spark.serializer.JavaSerializer;
 import org.apache.spark.serializer.KryoSerializer;
 import org.apache.spark.serializer.SerializerInstance;
 import org.bitopk.compression.CompressorSpec;
@@ -18,6 +20,7 @@ import org.bitopk.job.engine.UplinkSettings;
 import org.bitopk.job.engine.WorkerReport;
 import org.bitopk.job.problem.network.ModelArchitecture;
 import org.bitopk.job.problem.network.NetworkObjectiveFactory;
+import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
 
 /**
@@ -100,7 +103,12 @@ public final class ExecutorWarmUpAgent {
     return done;
   }
 
-  /** Rehearses {@code passes} passes of a round of the Fashion-MNIST MLP with Top-k; says what it took. */
+  /**
+   * Sends a task's objects through the serializers first (the first tasks of a joining executor read them as the
+   * agent ends: measured on the network lab, its first task spent most of a second loading Spark's and Kryo's
+   * classes), then rehearses {@code passes} passes of a round of the Fashion-MNIST MLP with Top-k; says what it
+   * took.
+   */
   static String warmUp(int passes) {
     long start = System.nanoTime();
     NetworkObjectiveFactory factory = new NetworkObjectiveFactory(ModelArchitecture.MLP, 1, 28, 28, 10, 32, 1L,
@@ -120,17 +128,27 @@ public final class ExecutorWarmUpAgent {
     }
     UplinkSettings uplink = new UplinkSettings(CompressorSpec.parse("topk"), factory.dimension() / 100, true, 0.9f,
         1L);
-    WorkerReport report = RoundRehearsal.alone(factory, uplink, shards, passes);
-    // the report travels back as a task's result does, through Spark's Kryo with the job's registrations
+    // a task's closure (the factory, the settings) arrives Java-serialized; a cached block (the shards) through
+    // Spark's Kryo with the job's registrations, as a task's result does
     SerializerInstance kryo = new KryoSerializer(new SparkConf(false)
         .set("spark.kryo.registrator", BitopkKryoRegistrator.class.getName())).newInstance();
-    java.nio.ByteBuffer bytes = kryo.serialize(report, ClassTag$.MODULE$.apply(WorkerReport.class));
-    WorkerReport back = kryo.deserialize(bytes.duplicate(), ClassTag$.MODULE$.apply(WorkerReport.class));
-    if (!kryo.serialize(back, ClassTag$.MODULE$.apply(WorkerReport.class)).equals(bytes)) {
-      throw new IllegalStateException("the rehearsal's report did not survive Kryo");
-    }
+    SerializerInstance java = new JavaSerializer(new SparkConf(false)).newInstance();
+    sameAfterTrip(java, List.of(factory, uplink), "a task's closure");
+    sameAfterTrip(kryo, shards.get(0), "a shard");
+    WorkerReport report = RoundRehearsal.alone(factory, uplink, shards, passes);
+    sameAfterTrip(kryo, report, "the rehearsal's report");
     return String.format("the executor's JVM warmed up in %d ms before its first task (%d pass(es) of a round of "
         + "%d workers rehearsed), %.1f s after it started", Math.round((System.nanoTime() - start) / 1e6), passes,
         WORKERS, ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
+  }
+
+  /** Sends {@code value} through {@code serializer} and back, and checks that it serializes to the same bytes. */
+  private static void sameAfterTrip(SerializerInstance serializer, Object value, String what) {
+    ClassTag<Object> tag = ClassTag$.MODULE$.apply(Object.class);
+    ByteBuffer bytes = serializer.serialize(value, tag);
+    Object back = serializer.deserialize(bytes.duplicate(), tag);
+    if (!serializer.serialize(back, tag).equals(bytes)) {
+      throw new IllegalStateException(what + " did not survive " + serializer.getClass().getSimpleName());
+    }
   }
 }
