@@ -9,8 +9,6 @@ import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
-import org.bitopk.compression.SparseCodec;
-import org.bitopk.compression.SparseVector;
 import org.bitopk.job.problem.ObjectiveFactory;
 import scala.collection.JavaConverters;
 import scala.reflect.ClassTag$;
@@ -67,8 +65,7 @@ final class GroupsInPreparation<S> {
           JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sc);
           int d = factory.dimension();
           Broadcast<float[]> snapshot = jsc.broadcast(new float[d]);
-          Broadcast<byte[]> update = jsc.broadcast(SparseCodec.encodeExactly(
-              SparseVector.of(d, new int[] {0}, new float[] {0f}), uplink.values()));
+          Broadcast<byte[]> update = jsc.broadcast(RoundRehearsal.noUpdate(d, uplink));
           try {
             for (List<Integer> wave : target.waves(moving, slots)) {
               // reading its group builds and caches the task's block, from the executor the group leaves

@@ -83,8 +83,7 @@ public final class RoundRehearsal<S> {
       int passes) {
     Replica<S> replica = new Replica<>(factory.create());
     float[] x = replica.objective.initialParameters().orElseGet(() -> new float[factory.dimension()]);
-    int d = factory.dimension();
-    byte[] update = SparseCodec.encodeExactly(SparseVector.of(d, new int[] {0}, new float[] {0f}), uplink.values());
+    byte[] update = noUpdate(factory.dimension(), uplink);
     CompletableFuture<Boolean> ended = new CompletableFuture<>();
     WARM_UP.set(Optional.of(ended));
     try {
@@ -95,6 +94,11 @@ public final class RoundRehearsal<S> {
     } finally {
       ended.complete(false);   // failed: a run's rehearsal takes all its passes
     }
+  }
+
+  /** A rehearsal's update to catch up with: one coordinate by zero, encoded as the run's are. */
+  static byte[] noUpdate(int dimension, UplinkSettings uplink) {
+    return SparseCodec.encodeExactly(SparseVector.of(dimension, new int[] {0}, new float[] {0f}), uplink.values());
   }
 
   /** Whether a rehearsal {@link #alone} is running in this JVM. */
