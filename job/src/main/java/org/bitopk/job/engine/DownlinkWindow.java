@@ -2,6 +2,8 @@ package org.bitopk.job.engine;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 
@@ -26,7 +28,7 @@ final class DownlinkWindow implements AutoCloseable {
   private ReplicaStart start = ReplicaStart.SNAPSHOT;
   /** Readers that asked to keep the broadcasts of a view alive, and what was dropped while they read. */
   private int holds;
-  private final java.util.List<Broadcast<?>> dropped = new ArrayList<>();
+  private final List<Broadcast<?>> dropped = new ArrayList<>();
 
   DownlinkWindow(JavaSparkContext sc, int capacity, int snapshotEvery) {
     if (snapshotEvery < 1 || capacity < snapshotEvery) {
@@ -89,7 +91,7 @@ final class DownlinkWindow implements AutoCloseable {
    */
   Runnable hold() {
     holds++;
-    java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean released = new AtomicBoolean();
     return () -> {
       if (released.compareAndSet(false, true) && --holds == 0) {
         dropped.forEach(Broadcast::destroy);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -59,7 +60,7 @@ class ArrivingReplicasTest {
   @Test
   void bringsTheIdleReplicaToTheViewsModel() {
     idleReplica();
-    java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
+    AtomicInteger released = new AtomicInteger();
     ArrivingReplicas.start(groups, List.of(0), RUN, view, FaultInjector.NONE, released::incrementAndGet).await(8);
     assertEquals(1, released.get(), "the window's hold released once it ended");
     List<ReplicaSnapshot> replicas = ExecutorRegistry.replicas(RUN);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.conf.Configuration;
 import org.bitopk.compression.CompressorSpec;
 import org.bitopk.compression.SparseCodec;
@@ -122,8 +123,8 @@ class RoundRehearsalTest {
       }
 
       // a run's rehearsal that starts while the JVM's own still runs waits for it rather than compiling beside it
-      java.util.concurrent.CompletableFuture<WorkerReport> running = java.util.concurrent.CompletableFuture
-          .supplyAsync(() -> RoundRehearsal.alone(factory, uplink, shards, 400));
+      CompletableFuture<WorkerReport> running = CompletableFuture.supplyAsync(
+          () -> RoundRehearsal.alone(factory, uplink, shards, 400));
       long deadline = System.nanoTime() + 60_000_000_000L;
       while (!RoundRehearsal.warmingUp() && !running.isDone() && System.nanoTime() < deadline) {
         Thread.onSpinWait();
