@@ -125,6 +125,25 @@ require_positive_int() {
   [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "option $1 must be a positive integer, got '$2'"
 }
 
+# append_executor_java_option OPTION: adds OPTION to spark.executor.extraJavaOptions as it will be passed (the last
+# explicit --conf of it, else the defaults file's), without replacing what is there.
+append_executor_java_option() {
+  local key=spark.executor.extraJavaOptions i
+  for (( i = ${#EXPLICIT_CONF[@]} - 1; i >= 0; i-- )); do
+    if [[ "${EXPLICIT_CONF[$i]}" == "$key="* ]]; then
+      EXPLICIT_CONF[$i]+=" $1"
+      return 0
+    fi
+  done
+  for (( i = ${#SUBMIT_CONF[@]} - 1; i >= 0; i-- )); do
+    if [[ "${SUBMIT_CONF[$i]}" == "$key="* ]]; then
+      SUBMIT_CONF[$i]+=" $1"
+      return 0
+    fi
+  done
+  SUBMIT_CONF+=(--conf "$key=$1")
+}
+
 # Runs (or with --dry-run prints) spark-submit with the collected options, the jar and the job arguments.
 # Order matters: the defaults file, then the script's own settings, then explicit --conf (last one wins).
 run_submit() {

@@ -22,6 +22,10 @@ Options:
   --driver-memory M    driver heap (default: spark-defaults.conf)
   --queue Q            YARN queue (default: the cluster's default queue)
   --deploy-mode MODE   cluster (driver in the ApplicationMaster, the default) or client
+  --warm-executors     start each executor with the job's warm-up agent: its JVM loads and compiles the round's
+                       code while Spark starts it, so that an executor that joins a run works sooner (cluster
+                       deploy mode: the agent is the application jar, which YARN gives every container as
+                       __app__.jar; see job/docs/training.md)
 
 $(common_options_help)
 
@@ -40,6 +44,7 @@ EXECUTOR_MEMORY=""
 DRIVER_MEMORY=""
 QUEUE=""
 DEPLOY_MODE=cluster
+WARM_EXECUTORS=0
 parse_specific() {
   case "$1" in
     --executors) require_value "$@"; require_positive_int "$1" "$2"; EXECUTORS="$2"; SHIFT_BY=2 ;;
@@ -48,6 +53,7 @@ parse_specific() {
     --driver-memory) require_value "$@"; DRIVER_MEMORY="$2"; SHIFT_BY=2 ;;
     --queue) require_value "$@"; QUEUE="$2"; SHIFT_BY=2 ;;
     --deploy-mode) require_value "$@"; DEPLOY_MODE="$2"; SHIFT_BY=2 ;;
+    --warm-executors) WARM_EXECUTORS=1; SHIFT_BY=1 ;;
     *) parse_security_option "$@" ;;
   esac
 }
@@ -55,6 +61,7 @@ parse_specific() {
 parse_common "$@"
 find_spark_submit
 [[ "$DEPLOY_MODE" == client || "$DEPLOY_MODE" == cluster ]] || die "--deploy-mode must be client or cluster, got '$DEPLOY_MODE'"
+[[ "$WARM_EXECUTORS" == 0 || "$DEPLOY_MODE" == cluster ]] || die "--warm-executors needs --deploy-mode cluster: the executors' agent is the application jar, which YARN gives every container as __app__.jar only in cluster mode"
 [[ -n "${HADOOP_CONF_DIR:-}${YARN_CONF_DIR:-}" ]] || die "neither HADOOP_CONF_DIR nor YARN_CONF_DIR is set: spark-submit cannot find the YARN ResourceManager"
 read_spark_version
 find_app_jar "$JAR_OPTION"
@@ -68,5 +75,7 @@ SUBMIT_CONF+=(--conf "spark.executor.instances=$EXECUTORS"
 [[ -z "$EXECUTOR_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.executor.memory=$EXECUTOR_MEMORY")
 [[ -z "$DRIVER_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.driver.memory=$DRIVER_MEMORY")
 [[ -z "$QUEUE" ]] || SUBMIT_CONF+=(--conf "spark.yarn.queue=$QUEUE")
+# the jar's manifest names the agent (Premain-Class); the JVM puts it on its class path before Spark starts
+[[ "$WARM_EXECUTORS" == 0 ]] || append_executor_java_option "-javaagent:__app__.jar"
 [[ "$DEPLOY_MODE" != client ]] || quiet_driver_console
 run_submit

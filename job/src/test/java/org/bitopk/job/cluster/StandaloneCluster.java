@@ -435,7 +435,8 @@ public final class StandaloneCluster implements AutoCloseable {
     return Files.writeString(file, text);
   }
 
-  private static Path writeLogConfig(Path file) throws IOException {
+  /** A log4j2 configuration for a cluster's JVMs: warnings, and bitopk's own lines from INFO, on stderr. */
+  static Path writeLogConfig(Path file) throws IOException {
     Files.writeString(file, String.join("\n",
         "rootLogger.level = warn",
         "rootLogger.appenderRef.stdout.ref = console",

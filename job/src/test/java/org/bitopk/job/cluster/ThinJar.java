@@ -11,10 +11,12 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Stream;
+import org.bitopk.job.spark.ExecutorWarmUpAgent;
 
 /**
  * The application jar of the cluster tests: the project's compiled class directories packed into one jar,
- * which spark-submit ships as it ships the real (shaded) jar that {@code mvn test} never builds.
+ * which spark-submit ships as it ships the real (shaded) jar that {@code mvn test} never builds. Its manifest names
+ * the executors' warm-up agent, as the real jar's does.
  */
 final class ThinJar {
   private ThinJar() {
@@ -24,6 +26,7 @@ final class ThinJar {
   static Path pack(List<Path> directories, Path jar) throws IOException {
     Manifest manifest = new Manifest();
     manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+    manifest.getMainAttributes().putValue("Premain-Class", ExecutorWarmUpAgent.class.getName());
     java.util.Set<String> written = new java.util.HashSet<>();
     try (OutputStream out = Files.newOutputStream(jar); JarOutputStream jarOut = new JarOutputStream(out, manifest)) {
       for (Path dir : directories) {

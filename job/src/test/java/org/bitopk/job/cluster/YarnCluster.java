@@ -41,6 +41,7 @@ public final class YarnCluster implements AutoCloseable {
   private final Path confDir;
   private final Path sparkHome;
   private final Path applicationJar;
+  private final Path logConfig;
   private final String dependencyClassPath;
 
   private YarnCluster(Path root, MiniYARNCluster yarn) throws IOException {
@@ -55,6 +56,7 @@ public final class YarnCluster implements AutoCloseable {
         .collect(Collectors.joining(File.pathSeparator));
     this.applicationJar = ThinJar.pack(
         entries.stream().map(Path::of).filter(Files::isDirectory).toList(), root.resolve("bitopk-test-app.jar"));
+    this.logConfig = StandaloneCluster.writeLogConfig(root.resolve("log4j2-executors.properties"));
     this.sparkHome = Files.createDirectories(root.resolve("spark-home"));
     Files.createDirectories(sparkHome.resolve("jars"));
     writeSparkSubmit(sparkHome.resolve("bin").resolve("spark-submit"));
@@ -134,9 +136,11 @@ public final class YarnCluster implements AutoCloseable {
     // the application's state every second: shorter waits for the same events.
     conf.put("spark.yarn.scheduler.heartbeat.interval-ms", "500");
     conf.put("spark.yarn.report.interval", "250ms");
-    // Before the project's extraJavaOptions, which spark-defaults.conf sets and these do not replace.
+    // Before the project's extraJavaOptions, which spark-defaults.conf sets and these do not replace; the
+    // executors' bitopk lines from INFO in their containers' stderr
     conf.put("spark.driver.defaultJavaOptions", ChildJvmOptions.joined());
-    conf.put("spark.executor.defaultJavaOptions", ChildJvmOptions.joined());
+    conf.put("spark.executor.defaultJavaOptions", ChildJvmOptions.joined() + " -Dlog4j2.configurationFile="
+        + logConfig.toUri());
     return conf;
   }
 

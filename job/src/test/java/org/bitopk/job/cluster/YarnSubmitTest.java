@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code submit/yarn.sh} against a real YARN ({@link YarnCluster}): the job runs in cluster deploy mode (the
  * driver inside the ApplicationMaster container, two executor containers), YARN reports the application
- * SUCCEEDED, and the run's metrics and model equal, bit for bit, the same run on local[2].
+ * SUCCEEDED, and the run's metrics and model equal, bit for bit, the same run on local[2]. Its executors start with
+ * the job's warm-up agent ({@code --warm-executors}): the application jar YARN localized in their containers.
  */
 @Tag("spark-api")
 class YarnSubmitTest {
@@ -47,7 +48,7 @@ class YarnSubmitTest {
     try (YarnCluster yarn = YarnCluster.start(tmp.resolve("yarn"))) {
       List<String> command = new ArrayList<>(List.of("/bin/bash", SUBMIT.resolve("yarn.sh").toString(),
           "--executors", "2", "--executor-cores", "1", "--executor-memory", "768m", "--driver-memory", "768m",
-          "--jar", yarn.applicationJar().toString(), "--insecure"));
+          "--jar", yarn.applicationJar().toString(), "--insecure", "--warm-executors"));
       yarn.sparkConf().forEach((k, v) -> command.addAll(List.of("--conf", k + "=" + v)));
       command.add("--");
       command.addAll(JOB);
@@ -60,6 +61,9 @@ class YarnSubmitTest {
       assertEquals(0, exit, () -> "spark-submit failed:\n" + StandaloneCluster.tail(log, 60) + "\n"
           + yarn.containerLogs(40));
       assertEquals(List.of("SUCCEEDED"), yarn.finalStatuses(), () -> yarn.containerLogs(40));
+      String logs = yarn.containerLogs(400);
+      assertEquals(2, logs.split("ExecutorWarmUpAgent: the executor's JVM warmed up in ", -1).length - 1,
+          () -> "each executor's agent warms its JVM up:\n" + logs);
     }
     assertTrue(Files.exists(onYarn.resolve("_SUCCESS")));
     JsonNode config = JSON.readTree(onYarn.resolve("config.json").toFile());

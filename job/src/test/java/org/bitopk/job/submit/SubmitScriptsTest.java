@@ -102,6 +102,38 @@ class SubmitScriptsTest {
     }
   }
 
+  /**
+   * yarn.sh --warm-executors adds the agent (the application jar YARN gives every container as __app__.jar) to the
+   * executors' JVM options as they will be passed: the defaults file's, or the user's own --conf, kept whole.
+   */
+  @Test
+  void yarnWarmExecutorsAddsTheAgentToTheExecutorsOptionsItWillPass(@TempDir Path tmp) throws Exception {
+    Path jar = Files.createFile(tmp.resolve("app.jar"));
+    Properties defaults = new Properties();
+    defaults.load(new StringReader(Files.readString(SUBMIT.resolve("spark-defaults.conf"))));
+    String key = "spark.executor.extraJavaOptions";
+    Map<List<String>, String> expected = new java.util.LinkedHashMap<>();
+    expected.put(List.of(), defaults.getProperty(key) + " -javaagent:__app__.jar");
+    expected.put(List.of("--conf", key + "=-Dmine=1"), "-Dmine=1 -javaagent:__app__.jar");
+    for (Map.Entry<List<String>, String> c : expected.entrySet()) {
+      List<String> args = new ArrayList<>(List.of("--warm-executors", "--jar", jar.toString()));
+      args.addAll(c.getKey());
+      args.addAll(List.of("--", "train"));
+      Result result = run("yarn.sh", args, fakeSparkSubmit(tmp), tmp,
+          Map.of("HADOOP_CONF_DIR", tmp.toString(), SECRET_VARIABLE, SECRET));
+      assertEquals(0, result.exit, result.toString());
+      List<String> argv = recordedArgv(tmp);
+      assertEquals(c.getValue(), effectiveConf(argv.subList(0, argv.indexOf(jar.toString()))).get(key),
+          c.getKey().toString());
+    }
+    Result client = run("yarn.sh", List.of("--warm-executors", "--deploy-mode", "client", "--jar", jar.toString(),
+        "--", "train"), fakeSparkSubmit(tmp), tmp, Map.of("HADOOP_CONF_DIR", tmp.toString()));
+    assertEquals(2, client.exit, client.toString());
+    assertEquals(1, client.stderr.lines().count(), client.toString());
+    assertTrue(client.stderr.contains("--warm-executors needs --deploy-mode cluster: the executors' agent is the "
+        + "application jar, which YARN gives every container as __app__.jar only in cluster mode"), client.stderr);
+  }
+
   @Test
   void defaultsCarryKryoRegistratorsThatExistAndSparksModuleOptions() throws Exception {
     Properties defaults = new Properties();
