@@ -144,6 +144,25 @@ append_executor_java_option() {
   SUBMIT_CONF+=(--conf "$key=$1")
 }
 
+# require_manifest_entry JAR ENTRY WHY: a local JAR's manifest must carry the line ENTRY, else one error line that
+# says WHY; a remote jar, or a machine with neither unzip nor the JDK's jar tool, is not checked.
+require_manifest_entry() {
+  local jar="$1" entry="$2" why="$3" manifest="" dir
+  [[ "$jar" != *://* ]] || return 0
+  if command -v unzip >/dev/null; then
+    manifest="$(unzip -p "$jar" META-INF/MANIFEST.MF 2>/dev/null)" || manifest=""
+  elif command -v jar >/dev/null; then
+    [[ "$jar" == /* ]] || jar="$PWD/$jar"
+    dir="$(mktemp -d)"
+    (cd "$dir" && jar xf "$jar" META-INF/MANIFEST.MF 2>/dev/null) || true
+    manifest="$(cat "$dir/META-INF/MANIFEST.MF" 2>/dev/null)" || manifest=""
+    rm -rf "$dir"
+  else
+    return 0
+  fi
+  [[ "${manifest//$'\r'/}" == *"$entry"* ]] || die "$1: its manifest lacks '$entry', $why"
+}
+
 # Runs (or with --dry-run prints) spark-submit with the collected options, the jar and the job arguments.
 # Order matters: the defaults file, then the script's own settings, then explicit --conf (last one wins).
 run_submit() {

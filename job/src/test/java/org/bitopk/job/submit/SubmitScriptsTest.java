@@ -17,8 +17,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import java.util.stream.Stream;
 import org.bitopk.job.spark.BitopkKryoRegistrator;
+import org.bitopk.job.spark.ExecutorWarmUpAgent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -104,15 +109,16 @@ class SubmitScriptsTest {
 
   /**
    * yarn.sh --warm-executors adds the agent (the application jar YARN gives every container as __app__.jar) to the
-   * executors' JVM options as they will be passed: the defaults file's, or the user's own --conf, kept whole.
+   * executors' JVM options as they will be passed: the defaults file's, or the user's own --conf, kept whole. A jar
+   * whose manifest does not name the agent, on which every executor's JVM would fail to start, is one line.
    */
   @Test
   void yarnWarmExecutorsAddsTheAgentToTheExecutorsOptionsItWillPass(@TempDir Path tmp) throws Exception {
-    Path jar = Files.createFile(tmp.resolve("app.jar"));
+    Path jar = jarWithManifest(tmp.resolve("app.jar"), "Premain-Class", ExecutorWarmUpAgent.class.getName());
     Properties defaults = new Properties();
     defaults.load(new StringReader(Files.readString(SUBMIT.resolve("spark-defaults.conf"))));
     String key = "spark.executor.extraJavaOptions";
-    Map<List<String>, String> expected = new java.util.LinkedHashMap<>();
+    Map<List<String>, String> expected = new LinkedHashMap<>();
     expected.put(List.of(), defaults.getProperty(key) + " -javaagent:__app__.jar");
     expected.put(List.of("--conf", key + "=-Dmine=1"), "-Dmine=1 -javaagent:__app__.jar");
     for (Map.Entry<List<String>, String> c : expected.entrySet()) {
@@ -132,6 +138,27 @@ class SubmitScriptsTest {
     assertEquals(1, client.stderr.lines().count(), client.toString());
     assertTrue(client.stderr.contains("--warm-executors needs --deploy-mode cluster: the executors' agent is the "
         + "application jar, which YARN gives every container as __app__.jar only in cluster mode"), client.stderr);
+    Path old = jarWithManifest(tmp.resolve("old.jar"), "Main-Class", "org.bitopk.cli.Main");
+    Result without = run("yarn.sh", List.of("--warm-executors", "--jar", old.toString(), "--", "train"),
+        fakeSparkSubmit(tmp), tmp, Map.of("HADOOP_CONF_DIR", tmp.toString(), SECRET_VARIABLE, SECRET));
+    assertEquals(2, without.exit, without.toString());
+    assertEquals(1, without.stderr.lines().count(), without.toString());
+    assertTrue(without.stderr.contains(old + ": its manifest lacks 'Premain-Class: " + ExecutorWarmUpAgent.class
+        .getName() + "', which --warm-executors needs (every executor's JVM would fail to start): build the jar "
+        + "again"), without.stderr);
+  }
+
+  /** A jar with one file and a manifest of {@code name: value}. */
+  private static Path jarWithManifest(Path jar, String name, String value) throws IOException {
+    Manifest manifest = new Manifest();
+    manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+    manifest.getMainAttributes().putValue(name, value);
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
+      out.putNextEntry(new JarEntry("a.txt"));
+      out.write(1);
+      out.closeEntry();
+    }
+    return jar;
   }
 
   @Test
