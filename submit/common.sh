@@ -163,6 +163,15 @@ require_manifest_entry() {
   [[ "${manifest//$'\r'/}" == *"$entry"* ]] || die "$1: its manifest lacks '$entry', $why"
 }
 
+# warm_executors_from PATH LOCAL: starts every executor with the job's warm-up agent, PATH being the application
+# jar as the executors' JVMs see it when they start (the JVM then puts it on its class path); LOCAL, that jar here
+# if it is a file here, must name the agent in its manifest.
+warm_executors_from() {
+  [[ ! -f "$2" ]] || require_manifest_entry "$2" "Premain-Class: org.bitopk.job.spark.ExecutorWarmUpAgent" \
+    "which --warm-executors needs (every executor's JVM would fail to start): build the jar again"
+  append_executor_java_option "-javaagent:$1"
+}
+
 # Runs (or with --dry-run prints) spark-submit with the collected options, the jar and the job arguments.
 # Order matters: the defaults file, then the script's own settings, then explicit --conf (last one wins).
 run_submit() {

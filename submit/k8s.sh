@@ -25,6 +25,9 @@ Options:
   --executor-cores C   cores per executor (default 1)
   --executor-memory M  executor heap (default: spark-defaults.conf; the pod adds memoryOverhead)
   --jar URI            default here: local:///opt/bitopk/bitopk_<Scala>.jar (the path inside the image)
+  --warm-executors     start each executor with the job's warm-up agent, the application jar in the image
+                       (a local:// jar): its JVM loads and compiles the round's code while Spark starts it, so
+                       that an executor that joins a run works sooner (job/docs/training.md)
 
 $(common_options_help)
 
@@ -43,6 +46,7 @@ SERVICE_ACCOUNT=spark
 EXECUTORS=2
 EXECUTOR_CORES=1
 EXECUTOR_MEMORY=""
+WARM_EXECUTORS=0
 parse_specific() {
   case "$1" in
     --master) require_value "$@"; MASTER="$2"; SHIFT_BY=2 ;;
@@ -52,6 +56,7 @@ parse_specific() {
     --executors) require_value "$@"; require_positive_int "$1" "$2"; EXECUTORS="$2"; SHIFT_BY=2 ;;
     --executor-cores) require_value "$@"; require_positive_int "$1" "$2"; EXECUTOR_CORES="$2"; SHIFT_BY=2 ;;
     --executor-memory) require_value "$@"; EXECUTOR_MEMORY="$2"; SHIFT_BY=2 ;;
+    --warm-executors) WARM_EXECUTORS=1; SHIFT_BY=1 ;;
     *) parse_security_option "$@" ;;
   esac
 }
@@ -72,4 +77,8 @@ SUBMIT_CONF+=(--conf "spark.kubernetes.container.image=$IMAGE"
               --conf "spark.executor.cores=$EXECUTOR_CORES"
               --conf "spark.kubernetes.driverEnv.OMP_NUM_THREADS=1")
 [[ -z "$EXECUTOR_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.executor.memory=$EXECUTOR_MEMORY")
+if [[ "$WARM_EXECUTORS" == 1 ]]; then
+  [[ "$APP_JAR" == local:///* ]] || die "--warm-executors needs the application jar inside the image (--jar local:///PATH), got '$APP_JAR': the agent starts with the executor's JVM, before Spark fetches anything"
+  warm_executors_from "${APP_JAR#local://}" "${APP_JAR#local://}"
+fi
 run_submit

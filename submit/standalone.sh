@@ -22,6 +22,10 @@ Options:
   --driver-memory M    driver heap (default: spark-defaults.conf)
   --deploy-mode MODE   client (driver here, the default) or cluster (driver on a worker; the jar and the
                        output directory must then be reachable from every machine, e.g. hdfs://)
+  --warm-executors PATH
+                       start each executor with the job's warm-up agent, PATH being the application jar's
+                       absolute path on every worker host: its JVM loads and compiles the round's code while
+                       Spark starts it, so that an executor that joins a run works sooner (job/docs/training.md)
 
 $(common_options_help)
 
@@ -48,6 +52,7 @@ EXECUTOR_CORES=1
 EXECUTOR_MEMORY=""
 DRIVER_MEMORY=""
 DEPLOY_MODE=client
+WARM_JAR=""
 SECRET_FILE=""
 parse_specific() {
   case "$1" in
@@ -58,6 +63,7 @@ parse_specific() {
     --driver-memory) require_value "$@"; DRIVER_MEMORY="$2"; SHIFT_BY=2 ;;
     --deploy-mode) require_value "$@"; DEPLOY_MODE="$2"; SHIFT_BY=2 ;;
     --secret-file) require_value "$@"; SECRET_FILE="$2"; SHIFT_BY=2 ;;
+    --warm-executors) require_value "$@"; WARM_JAR="$2"; SHIFT_BY=2 ;;
     *) parse_security_option "$@" ;;
   esac
 }
@@ -104,6 +110,7 @@ find_spark_submit
 [[ -n "$MASTER" ]] || die "no Master given: pass --master spark://HOST:PORT (or set SPARK_MASTER_URL)"
 [[ "$MASTER" == spark://* ]] || die "--master must look like spark://HOST:PORT, got '$MASTER'"
 [[ "$DEPLOY_MODE" == client || "$DEPLOY_MODE" == cluster ]] || die "--deploy-mode must be client or cluster, got '$DEPLOY_MODE'"
+[[ -z "$WARM_JAR" || "$WARM_JAR" == /* ]] || die "--warm-executors expects the application jar's absolute path on every worker host (an executor starts in a directory of its own), got '$WARM_JAR'"
 read_spark_version
 find_app_jar "$JAR_OPTION"
 standalone_secret
@@ -113,5 +120,6 @@ SUBMIT_CONF+=(--conf "spark.executor.cores=$EXECUTOR_CORES"
               --conf "spark.cores.max=$((EXECUTORS * EXECUTOR_CORES))")
 [[ -z "$EXECUTOR_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.executor.memory=$EXECUTOR_MEMORY")
 [[ -z "$DRIVER_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.driver.memory=$DRIVER_MEMORY")
+[[ -z "$WARM_JAR" ]] || warm_executors_from "$WARM_JAR" "$WARM_JAR"
 [[ "$DEPLOY_MODE" != client ]] || quiet_driver_console
 run_submit

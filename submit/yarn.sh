@@ -75,11 +75,7 @@ SUBMIT_CONF+=(--conf "spark.executor.instances=$EXECUTORS"
 [[ -z "$EXECUTOR_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.executor.memory=$EXECUTOR_MEMORY")
 [[ -z "$DRIVER_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.driver.memory=$DRIVER_MEMORY")
 [[ -z "$QUEUE" ]] || SUBMIT_CONF+=(--conf "spark.yarn.queue=$QUEUE")
-# the jar's manifest names the agent (Premain-Class); the JVM puts it on its class path before Spark starts
-if [[ "$WARM_EXECUTORS" == 1 ]]; then
-  require_manifest_entry "$APP_JAR" "Premain-Class: org.bitopk.job.spark.ExecutorWarmUpAgent" \
-    "which --warm-executors needs (every executor's JVM would fail to start): build the jar again"
-  append_executor_java_option "-javaagent:__app__.jar"
-fi
+# YARN gives every container the application jar as __app__.jar, in its working directory
+[[ "$WARM_EXECUTORS" == 0 ]] || warm_executors_from __app__.jar "$APP_JAR"
 [[ "$DEPLOY_MODE" != client ]] || quiet_driver_console
 run_submit

@@ -29,10 +29,17 @@ final class ClusterJob {
   /** The same with Spark settings of the test's own, which win over the cluster's base settings. */
   static Process submit(StandaloneCluster cluster, List<String> jobArgs, java.util.Map<String, String> conf, Path log)
       throws IOException {
+    return submit(cluster, List.of(), jobArgs, conf, log);
+  }
+
+  /** The same with options of standalone.sh's own ({@code scriptOptions}) before the Spark settings. */
+  static Process submit(StandaloneCluster cluster, List<String> scriptOptions, List<String> jobArgs,
+      java.util.Map<String, String> conf, Path log) throws IOException {
     List<String> command = new ArrayList<>(List.of("/bin/bash", SUBMIT.resolve("standalone.sh").toString(),
         "--master", cluster.masterUrl(), "--executors", "2", "--executor-cores", "1",
         "--executor-memory", "1g", "--jar", cluster.applicationJar().toString(),
         "--secret-file", cluster.secretFile().toString()));
+    command.addAll(scriptOptions);
     java.util.Map<String, String> all = new java.util.TreeMap<>(cluster.baseConf());
     all.putAll(conf);
     all.forEach((k, v) -> {

@@ -457,6 +457,11 @@ public final class StandaloneCluster implements AutoCloseable {
     }
   }
 
+  /** Every Worker's work directory, holding app-ID/EXECUTOR/stderr of each executor. */
+  public List<Path> workerDirs() {
+    return List.copyOf(workerDirs);
+  }
+
   /** For diagnostics: the Worker's work directory, holding app-ID/EXECUTOR/stderr of each executor. */
   public Path workerDir(int workerIndex) {
     return workerDirs.get(workerIndex);

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -37,6 +39,46 @@ class StandaloneClusterTest {
         "--output", tmp.resolve("run").toString()), Map.of("spark.executor.port", "7000"), log);
     assertEquals(2, StandaloneCluster.await(submitted, Duration.ofMinutes(2), log));
     assertEquals(List.of("bitopk: --workers: expected an integer >= 1, got 0 (see --help)"), Files.readAllLines(log));
+  }
+
+  /**
+   * standalone.sh --warm-executors with the application jar's path on the (here local) worker hosts: each of the
+   * run's two executors starts with the warm-up agent, which logs its line before the executor's first task.
+   */
+  @Test
+  void throughSparkSubmitWarmExecutorsStartWithTheAgent(StandaloneCluster cluster, @TempDir Path tmp)
+      throws Exception {
+    Set<Path> before = applications(cluster);
+    Path log = tmp.resolve("warm.log");
+    Process submitted = ClusterJob.submit(cluster, List.of("--warm-executors", cluster.applicationJar().toString()),
+        List.of("train", "--dataset", "synthetic:n=256,test=32,seed=3", "--workers", "2", "--batch-size", "16",
+            "--max-iterations", "3", "--quiet", "--output", tmp.resolve("run").toString()), Map.of(), log);
+    assertEquals(0, StandaloneCluster.await(submitted, Duration.ofMinutes(3), log),
+        () -> StandaloneCluster.tail(log, 60) + "\n" + cluster.executorLogs(30));
+    Set<Path> started = applications(cluster);
+    started.removeAll(before);
+    List<Path> executorLogs = new java.util.ArrayList<>();
+    for (Path app : started) {
+      try (Stream<Path> walk = Files.walk(app)) {
+        executorLogs.addAll(walk.filter(p -> p.getFileName().toString().equals("stderr")).toList());
+      }
+    }
+    assertEquals(2, executorLogs.size(), () -> "the run's executors: " + executorLogs);
+    for (Path stderr : executorLogs) {
+      assertTrue(Files.readString(stderr).contains("ExecutorWarmUpAgent: the executor's JVM warmed up in "),
+          () -> stderr + ":\n" + StandaloneCluster.tail(stderr, 30));
+    }
+  }
+
+  /** The application directories (app-ID) under every Worker's work directory. */
+  private static Set<Path> applications(StandaloneCluster cluster) throws IOException {
+    Set<Path> apps = new HashSet<>();
+    for (Path dir : cluster.workerDirs()) {
+      try (Stream<Path> list = Files.list(dir)) {
+        list.filter(p -> p.getFileName().toString().startsWith("app-")).forEach(apps::add);
+      }
+    }
+    return apps;
   }
 
   @Test

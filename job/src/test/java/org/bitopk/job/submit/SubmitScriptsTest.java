@@ -148,6 +148,61 @@ class SubmitScriptsTest {
         + "again"), without.stderr);
   }
 
+  /**
+   * standalone.sh --warm-executors PATH and k8s.sh --warm-executors give the agent at the jar's path on the hosts
+   * (absolute, as an executor starts in a directory of its own) and in the image (a local:// jar); a path that
+   * cannot work, or a copy here that does not name the agent, is one line.
+   */
+  @Test
+  void standaloneAndK8sWarmExecutorsGiveTheAgentAtTheJarsPathWhereTheExecutorsStart(@TempDir Path tmp)
+      throws Exception {
+    Path jar = jarWithManifest(tmp.resolve("app.jar"), "Premain-Class", ExecutorWarmUpAgent.class.getName());
+    Map<String, String> env = Map.of(SECRET_VARIABLE, SECRET);
+    String key = "spark.executor.extraJavaOptions";
+    List<String> standalone = List.of("--master", "spark://10.0.0.1:7077", "--jar", jar.toString());
+    for (String path : List.of(jar.toString(), "/srv/bitopk/bitopk.jar")) {   // checked here / only on the hosts
+      List<String> args = new ArrayList<>(standalone);
+      args.addAll(List.of("--warm-executors", path, "--", "train"));
+      Result result = run("standalone.sh", args, fakeSparkSubmit(tmp), tmp, env);
+      assertEquals(0, result.exit, result.toString());
+      List<String> argv = recordedArgv(tmp);
+      assertTrue(effectiveConf(argv.subList(0, argv.indexOf(jar.toString()))).get(key)
+          .endsWith(" -javaagent:" + path), path);
+    }
+    List<String> relative = new ArrayList<>(standalone);
+    relative.addAll(List.of("--warm-executors", "app.jar", "--", "train"));
+    assertOneLine(run("standalone.sh", relative, fakeSparkSubmit(tmp), tmp, env), "--warm-executors expects the "
+        + "application jar's absolute path on every worker host (an executor starts in a directory of its own), "
+        + "got 'app.jar'");
+    Path old = jarWithManifest(tmp.resolve("old.jar"), "Main-Class", "org.bitopk.cli.Main");
+    List<String> withOld = new ArrayList<>(standalone);
+    withOld.addAll(List.of("--warm-executors", old.toString(), "--", "train"));
+    assertOneLine(run("standalone.sh", withOld, fakeSparkSubmit(tmp), tmp, env), old + ": its manifest lacks "
+        + "'Premain-Class: " + ExecutorWarmUpAgent.class.getName() + "'");
+
+    List<String> k8s = List.of("--master", "k8s://https://kube:6443", "--image", "reg/bitopk:1", "--warm-executors");
+    List<String> args = new ArrayList<>(k8s);
+    args.addAll(List.of("--", "train"));
+    Result result = run("k8s.sh", args, fakeSparkSubmit(tmp), tmp, env);
+    assertEquals(0, result.exit, result.toString());
+    List<String> argv = recordedArgv(tmp);
+    String inImage = argv.get(argv.indexOf("train") - 1);
+    assertTrue(inImage.startsWith("local:///opt/bitopk/bitopk_"), inImage);
+    assertTrue(effectiveConf(argv.subList(0, argv.indexOf(inImage))).get(key)
+        .endsWith(" -javaagent:" + inImage.substring("local://".length())), argv.toString());
+    List<String> remote = new ArrayList<>(k8s);
+    remote.addAll(List.of("--jar", "https://repo.example/bitopk.jar", "--", "train"));
+    assertOneLine(run("k8s.sh", remote, fakeSparkSubmit(tmp), tmp, env), "--warm-executors needs the application "
+        + "jar inside the image (--jar local:///PATH), got 'https://repo.example/bitopk.jar': the agent starts with "
+        + "the executor's JVM, before Spark fetches anything");
+  }
+
+  private static void assertOneLine(Result result, String expected) {
+    assertEquals(2, result.exit, result.toString());
+    assertEquals(1, result.stderr.lines().count(), result.toString());
+    assertTrue(result.stderr.contains(expected), result.stderr);
+  }
+
   /** A jar with one file and a manifest of {@code name: value}. */
   private static Path jarWithManifest(Path jar, String name, String value) throws IOException {
     Manifest manifest = new Manifest();
