@@ -125,23 +125,26 @@ require_positive_int() {
   [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "option $1 must be a positive integer, got '$2'"
 }
 
+# append_to_last_setting ARRAY KEY TEXT: appends " TEXT" to the last --conf KEY=... in the array named ARRAY;
+# fails when the array has none.
+append_to_last_setting() {
+  local -n settings="$1"
+  local i
+  for (( i = ${#settings[@]} - 1; i >= 0; i-- )); do
+    if [[ "${settings[$i]}" == "$2="* ]]; then
+      settings[$i]+=" $3"
+      return 0
+    fi
+  done
+  return 1
+}
+
 # append_executor_java_option OPTION: adds OPTION to spark.executor.extraJavaOptions as it will be passed (the last
 # explicit --conf of it, else the defaults file's), without replacing what is there.
 append_executor_java_option() {
-  local key=spark.executor.extraJavaOptions i
-  for (( i = ${#EXPLICIT_CONF[@]} - 1; i >= 0; i-- )); do
-    if [[ "${EXPLICIT_CONF[$i]}" == "$key="* ]]; then
-      EXPLICIT_CONF[$i]+=" $1"
-      return 0
-    fi
-  done
-  for (( i = ${#SUBMIT_CONF[@]} - 1; i >= 0; i-- )); do
-    if [[ "${SUBMIT_CONF[$i]}" == "$key="* ]]; then
-      SUBMIT_CONF[$i]+=" $1"
-      return 0
-    fi
-  done
-  SUBMIT_CONF+=(--conf "$key=$1")
+  local key=spark.executor.extraJavaOptions
+  append_to_last_setting EXPLICIT_CONF "$key" "$1" || append_to_last_setting SUBMIT_CONF "$key" "$1" \
+    || SUBMIT_CONF+=(--conf "$key=$1")
 }
 
 # require_manifest_entry JAR ENTRY WHY: a local JAR's manifest must carry the line ENTRY, else one error line that

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +58,7 @@ class StandaloneClusterTest {
         () -> StandaloneCluster.tail(log, 60) + "\n" + cluster.executorLogs(30));
     Set<Path> started = applications(cluster);
     started.removeAll(before);
-    List<Path> executorLogs = new java.util.ArrayList<>();
+    List<Path> executorLogs = new ArrayList<>();
     for (Path app : started) {
       try (Stream<Path> walk = Files.walk(app)) {
         executorLogs.addAll(walk.filter(p -> p.getFileName().toString().equals("stderr")).toList());
