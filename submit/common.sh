@@ -1,7 +1,10 @@
-# Shared by the submit scripts; sourced, never run. Pure bash (no external commands besides spark-submit),
-# so that a missing spark-submit is reported clearly even on a bare PATH.
+# Shared by the submit scripts; sourced, never run. Pure bash (no external commands besides spark-submit, and
+# unzip or the JDK's jar tool when present, to read a jar's manifest), so that a missing spark-submit is reported
+# clearly even on a bare PATH.
 
 BITOPK_MAIN_CLASS="org.bitopk.cli.Main"
+# The executors' warm-up agent: the application jar's Premain-Class (the parent pom writes it).
+BITOPK_AGENT_CLASS="org.bitopk.job.spark.ExecutorWarmUpAgent"
 
 # print_text <<EOF ... EOF: prints a here-document without cat.
 print_text() {
@@ -166,11 +169,12 @@ require_manifest_entry() {
   [[ "${manifest//$'\r'/}" == *"$entry"* ]] || die "$1: its manifest lacks '$entry', $why"
 }
 
-# warm_executors_from PATH LOCAL: starts every executor with the job's warm-up agent, PATH being the application
-# jar as the executors' JVMs see it when they start (the JVM then puts it on its class path); LOCAL, that jar here
-# if it is a file here, must name the agent in its manifest.
+# warm_executors_from PATH [LOCAL]: starts every executor with the job's warm-up agent, PATH being the application
+# jar as the executors' JVMs see it when they start (the JVM then puts it on its class path); LOCAL (default PATH),
+# that jar here if it is a file here, must name the agent in its manifest.
 warm_executors_from() {
-  [[ ! -f "$2" ]] || require_manifest_entry "$2" "Premain-Class: org.bitopk.job.spark.ExecutorWarmUpAgent" \
+  local here="${2:-$1}"
+  [[ ! -f "$here" ]] || require_manifest_entry "$here" "Premain-Class: $BITOPK_AGENT_CLASS" \
     "which --warm-executors needs (every executor's JVM would fail to start): build the jar again"
   append_executor_java_option "-javaagent:$1"
 }

@@ -79,6 +79,6 @@ SUBMIT_CONF+=(--conf "spark.kubernetes.container.image=$IMAGE"
 [[ -z "$EXECUTOR_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.executor.memory=$EXECUTOR_MEMORY")
 if [[ "$WARM_EXECUTORS" == 1 ]]; then
   [[ "$APP_JAR" == local:///* ]] || die "--warm-executors needs the application jar inside the image (--jar local:///PATH), got '$APP_JAR': the agent starts with the executor's JVM, before Spark fetches anything"
-  warm_executors_from "${APP_JAR#local://}" "${APP_JAR#local://}"
+  warm_executors_from "${APP_JAR#local://}"
 fi
 run_submit

@@ -328,7 +328,7 @@ done
 EXECUTOR_AGENT=""
 if [[ "$WARM_EXECUTORS" == 1 ]]; then
   command -v jar >/dev/null || die "the JDK's jar tool is missing; it makes the executors' warm-up agent (or give --cold-executors)" 1
-  printf 'Premain-Class: org.bitopk.job.spark.ExecutorWarmUpAgent\n' > "$LAB_DIR/warm-up-agent.mf"
+  printf 'Premain-Class: %s\n' "$BITOPK_AGENT_CLASS" > "$LAB_DIR/warm-up-agent.mf"
   jar --create --file "$LAB_DIR/warm-up-agent.jar" --manifest "$LAB_DIR/warm-up-agent.mf" \
     || die "could not make $LAB_DIR/warm-up-agent.jar" 1
   EXECUTOR_AGENT=" -javaagent:$LAB_DIR/warm-up-agent.jar"

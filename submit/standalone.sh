@@ -120,6 +120,6 @@ SUBMIT_CONF+=(--conf "spark.executor.cores=$EXECUTOR_CORES"
               --conf "spark.cores.max=$((EXECUTORS * EXECUTOR_CORES))")
 [[ -z "$EXECUTOR_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.executor.memory=$EXECUTOR_MEMORY")
 [[ -z "$DRIVER_MEMORY" ]] || SUBMIT_CONF+=(--conf "spark.driver.memory=$DRIVER_MEMORY")
-[[ -z "$WARM_JAR" ]] || warm_executors_from "$WARM_JAR" "$WARM_JAR"
+[[ -z "$WARM_JAR" ]] || warm_executors_from "$WARM_JAR"
 [[ "$DEPLOY_MODE" != client ]] || quiet_driver_console
 run_submit

@@ -31,9 +31,10 @@ import scala.reflect.ClassTag$;
  * waits for; a JVM started cold spends seconds of CPU on that (measured on the network lab: the building took 5.4 s,
  * against rounds of 60-90 ms, most of it loading classes and compiling them).
  *
- * <p>Given as {@code -javaagent:<a jar whose manifest names this class>} in {@code spark.executor.extraJavaOptions},
- * with the job's classes on the executor's own class path ({@code spark.executor.extraClassPath}); the job's jar
- * names it as its {@code Premain-Class}. The warm-up runs on a daemon thread of its own, beside Spark's start, and
+ * <p>Given as {@code -javaagent:<a jar whose manifest names this class>} in {@code spark.executor.extraJavaOptions}:
+ * the job's own jar, which names it as its {@code Premain-Class} and which the JVM then puts on its class path (the
+ * submit scripts' {@code --warm-executors}), or a jar that only names it, with the job's classes on the executor's
+ * class path (the network lab's). The warm-up runs on a daemon thread of its own, beside Spark's start, and
  * shares nothing with a run: its replica, shards, states and random numbers are its own and dropped, and the JVM
  * initialises a class once, whichever thread asks first. A warm-up that fails (the job's classes not on the class
  * path) is logged in one line and changes nothing else. {@code passes=N} as the agent's argument sets its passes;

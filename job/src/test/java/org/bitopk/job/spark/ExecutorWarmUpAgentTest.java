@@ -37,14 +37,19 @@ class ExecutorWarmUpAgentTest {
     }
   }
 
-  /** The application jar's manifest and the network lab's agent jar name this class. */
+  /**
+   * The application jar's manifest names this class, and so do the submit scripts: the class the network lab's
+   * agent jar names and the scripts' --warm-executors look for in a jar's manifest.
+   */
   @Test
   void theJarsNameTheAgent() throws Exception {
     Path root = SparkJvmOpens.projectRoot();
     String entry = "Premain-Class>" + ExecutorWarmUpAgent.class.getName() + "</Premain-Class>";
     assertTrue(Files.readString(root.resolve("pom.xml")).contains("<" + entry), "pom.xml's shade manifest");
+    assertTrue(Files.readString(root.resolve("submit/common.sh"))
+        .contains("BITOPK_AGENT_CLASS=\"" + ExecutorWarmUpAgent.class.getName() + "\""), "submit/common.sh");
     assertTrue(Files.readString(root.resolve("submit/netlab.sh"))
-        .contains("Premain-Class: " + ExecutorWarmUpAgent.class.getName()), "submit/netlab.sh");
+        .contains("printf 'Premain-Class: %s\\n' \"$BITOPK_AGENT_CLASS\""), "submit/netlab.sh");
   }
 
   @Test
